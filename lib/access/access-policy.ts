@@ -1,0 +1,24 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Who is calling, as far as the endpoint's access mode can tell. OAuth fills the optional fields. */
+export interface CallerIdentity {
+  readonly subject?: string;
+  readonly email?: string;
+  readonly groups?: readonly string[];
+  /** A short, bounded client label (`claude`, `codex`, a host), never a raw user agent. */
+  readonly client?: string;
+}
+
+export type AccessDecision =
+  | { readonly allowed: true; readonly caller: CallerIdentity }
+  | { readonly allowed: false; readonly reject: (res: ServerResponse) => void };
+
+/**
+ * The seam between the MCP endpoint and how callers get in. Local access checks where a request
+ * comes from; OAuth access (a later node) checks a bearer token and groups. The endpoint asks
+ * before the SDK sees the body and never knows which policy it has.
+ */
+export interface AccessPolicy {
+  readonly mode: 'local' | 'oauth';
+  check(req: IncomingMessage): AccessDecision | Promise<AccessDecision>;
+}

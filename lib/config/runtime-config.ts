@@ -1,0 +1,57 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { DEFAULTS } from '../core/defaults.js';
+import { McpPaletteError } from '../core/errors.js';
+
+/** A validated mcp-runtime: where the listener binds and the address clients are given. */
+export interface RuntimeSettings {
+  readonly port: number;
+  readonly host: string;
+  /** Public origin (and optional path prefix) clients use, without a trailing slash; may be absent. */
+  readonly baseUrl: string | undefined;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+const runtimeSchema = z.object({
+  // Editors save numbers as strings; flows written by hand may use numbers.
+  port: z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)]).default(DEFAULTS.runtimePort)
+    .pipe(z.number().int().min(1).max(65535)),
+  host: z.string().trim().default(DEFAULTS.runtimeHost)
+    .transform((host) => host === '' ? DEFAULTS.runtimeHost : host)
+    .refine((host) => isIP(host) !== 0 || HOST_NAME.test(host)),
+  baseUrl: z.string().trim().optional().transform((value) => (value ? value : undefined))
+    .refine((value) => value === undefined || isBaseUrl(value)),
+});
+
+const FIELD_CODES: Record<string, string> = { port: 'invalid_port', host: 'invalid_host', baseUrl: 'invalid_base_url' };
+
+export function parseRuntimeConfig(config: Record<string, unknown>): RuntimeSettings {
+  const parsed = runtimeSchema.safeParse({
+    port: config.port === '' || config.port === null ? undefined : config.port,
+    host: config.host ?? undefined,
+    baseUrl: config.baseUrl ?? undefined,
+  });
+  if (!parsed.success) {
+    const field = String(parsed.error.issues[0]?.path[0] ?? 'port');
+    throw new McpPaletteError(FIELD_CODES[field] ?? 'invalid_runtime', `invalid ${field}`, { field });
+  }
+  const { port, host, baseUrl } = parsed.data;
+  return Object.freeze({ port, host, baseUrl: baseUrl?.replace(/\/+$/, '') });
+}
+
+/** The URL a client is given for an endpoint path on this runtime. */
+export function endpointUrl(runtime: RuntimeSettings, path: string): string {
+  if (runtime.baseUrl) return `${runtime.baseUrl}${path}`;
+  const host = runtime.host.includes(':') ? `[${runtime.host}]` : runtime.host;
+  return `http://${host}:${runtime.port}${path}`;
+}
+
+function isBaseUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,18 @@
+/** Every tunable in one place, frozen so no caller can change a limit for everyone else. */
+export const DEFAULTS = Object.freeze({
+  runtimePort: 1881,
+  runtimeHost: '127.0.0.1',
+  endpointPath: '/mcp',
+  serverName: 'node-red-mcp',
+  /** Calls one endpoint runs at once; the next one gets JSON-RPC -32000 until a slot frees. */
+  maxConcurrentCalls: 32,
+  maxConcurrentCallsLimit: 10_000,
+  toolTimeoutSeconds: 60,
+  toolTimeoutSecondsMax: 86_400,
+  /** Largest POST body an MCP endpoint reads; larger answers 413 before parsing. */
+  maxRequestBodyBytes: 256 * 1024,
+  /** How long closing a listener may wait for open connections before they are cut. */
+  listenerCloseGraceMs: 2_000,
+});
+
+export const PACKAGE_VERSION = '0.1.0';

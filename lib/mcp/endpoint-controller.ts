@@ -1,0 +1,133 @@
+import { createAccessPolicy } from '../access/create-access-policy.js';
+import type { FlowServerSettings } from '../config/flow-server-config.js';
+import { endpointUrl, type RuntimeSettings } from '../config/runtime-config.js';
+import { McpPaletteError, describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { ExecutionRequest } from '../execution/broker.js';
+import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
+import { McpEndpoint, type ExecutionContext } from './mcp-endpoint.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+export type EndpointState =
+  | { readonly state: 'stopped' }
+  | { readonly state: 'starting' }
+  | { readonly state: 'serving'; readonly url: string; readonly tools: number }
+  | { readonly state: 'failed'; readonly error: McpPaletteError };
+
+export interface EndpointControllerOptions {
+  readonly settings: FlowServerSettings;
+  readonly runtime: RuntimeSettings;
+  readonly listeners: ListenerRegistry;
+  readonly tools: ToolRegistry;
+  readonly logger: Logger;
+  readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
+  readonly onState: (state: EndpointState) => void;
+}
+
+/**
+ * The life of one flow-server's endpoint: start (access policy, catalog, route on the shared
+ * listener), refresh the catalog after each deploy, stop (fail pending calls, release the route).
+ * Operations are queued so a `restart` command racing a redeploy cannot interleave.
+ */
+export class EndpointController {
+  private endpoint: McpEndpoint | undefined;
+  private route: MountedRoute | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private current: EndpointState = { state: 'stopped' };
+  private readonly options: EndpointControllerOptions;
+
+  constructor(options: EndpointControllerOptions) {
+    this.options = options;
+  }
+
+  get state(): EndpointState {
+    return this.current;
+  }
+
+  /** Starts if stopped or failed; a serving endpoint only rebuilds its catalog. */
+  start(): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.endpoint) {
+        this.refreshCatalog();
+        return;
+      }
+      await this.open();
+    });
+  }
+
+  stop(reason: string): Promise<void> {
+    return this.enqueue(() => this.close(reason));
+  }
+
+  restart(reason: string): Promise<void> {
+    return this.enqueue(async () => {
+      await this.close(reason);
+      await this.open();
+    });
+  }
+
+  /** The tool set changes only on deploy; the catalog is rebuilt then, never per request. */
+  refreshCatalog(): void {
+    if (!this.endpoint) return;
+    this.endpoint.setCatalog(this.options.tools.catalogFor(this.endpoint.path));
+    this.report({ state: 'serving', url: this.url, tools: this.endpoint.toolCount });
+  }
+
+  settle(executionId: string, answer: { result?: unknown; error?: unknown }): 'settled' | 'unknown' {
+    return this.endpoint?.settle(executionId, answer) ?? 'unknown';
+  }
+
+  private get url(): string {
+    return endpointUrl(this.options.runtime, this.options.settings.path);
+  }
+
+  private async open(): Promise<void> {
+    const { settings, runtime, logger } = this.options;
+    this.report({ state: 'starting' });
+    try {
+      const access = createAccessPolicy(settings, runtime);
+      const endpoint = new McpEndpoint({
+        serverName: settings.serverName,
+        path: settings.path,
+        access,
+        maxInFlight: settings.maxConcurrent,
+        logger,
+        execute: this.options.execute,
+      });
+      endpoint.setCatalog(this.options.tools.catalogFor(settings.path));
+      this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle);
+      this.endpoint = endpoint;
+      this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });
+    } catch (error) {
+      const failure = error instanceof McpPaletteError ? error : new McpPaletteError('listen_failed', describeError(error), {
+        address: `${runtime.host}:${runtime.port}`,
+        reason: describeError(error),
+      });
+      this.report({ state: 'failed', error: failure });
+    }
+  }
+
+  private async close(reason: string): Promise<void> {
+    const endpoint = this.endpoint;
+    const route = this.route;
+    this.endpoint = undefined;
+    this.route = undefined;
+    if (endpoint) {
+      const failed = await endpoint.stop(reason);
+      if (failed > 0) this.options.logger.warn(`${failed} pending tool call(s) on ${endpoint.path} ended: ${reason}`);
+    }
+    await route?.unmount();
+    this.report({ state: 'stopped' });
+  }
+
+  private report(state: EndpointState): void {
+    this.current = state;
+    this.options.onState(state);
+  }
+
+  private enqueue(operation: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(operation, operation);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}

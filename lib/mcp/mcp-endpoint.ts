@@ -1,0 +1,172 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createMcpHandler,
+  ProtocolError,
+  Server,
+  type AuthInfo,
+  type CallToolRequest,
+  type CallToolResult,
+  type McpHttpHandler,
+  type McpRequestContext,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AccessPolicy, CallerIdentity } from '../access/access-policy.js';
+import { DEFAULTS, PACKAGE_VERSION } from '../core/defaults.js';
+import type { Logger } from '../core/logger.js';
+import { CapacityError, ExecutionBroker, type ExecutionRequest } from '../execution/broker.js';
+import { isPlainObject } from './json-schema.js';
+import { protocolVersionOf } from './protocol-version.js';
+import { ToolCatalog } from './tool-catalog.js';
+import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
+
+/** What the flow-server node sends for each call, besides the payload. */
+export interface ExecutionContext extends CallerIdentity {
+  readonly endpoint: string;
+  readonly tool: string;
+  readonly protocolVersion: string;
+  readonly requestId: string | number;
+}
+
+export interface McpEndpointOptions {
+  readonly serverName: string;
+  readonly path: string;
+  readonly access: AccessPolicy;
+  readonly maxInFlight: number;
+  readonly logger: Logger;
+  /** Hands one call to the flow. Must not block; the answer comes back through `settle`. */
+  readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
+}
+
+/** JSON-RPC code MCP servers use for "server busy"; the transport reserves -32000..-32099. */
+export const SERVER_BUSY = -32000;
+const CALLER_KEY = 'flowmcp.caller';
+
+/**
+ * One MCP endpoint: the access check, the official SDK's Streamable HTTP handling (both protocol
+ * eras, stateless), and `tools/list` / `tools/call` answered from a catalog built at deploy.
+ * The SDK builds a small `Server` per request; registering handlers on it is constant work,
+ * because the tools themselves are never registered one by one.
+ */
+export class McpEndpoint {
+  readonly path: string;
+  private catalog: ToolCatalog = ToolCatalog.empty;
+  private readonly broker: ExecutionBroker<ExecutionContext>;
+  private readonly mcp: McpHttpHandler;
+  private readonly options: McpEndpointOptions;
+
+  constructor(options: McpEndpointOptions) {
+    this.options = options;
+    this.path = options.path;
+    this.broker = new ExecutionBroker({
+      maxInFlight: options.maxInFlight,
+      dispatch: options.execute,
+    });
+    this.mcp = createMcpHandler((ctx) => this.createServer(ctx), {
+      maxRequestBodySize: DEFAULTS.maxRequestBodyBytes,
+      // Tool calls end with one result; streaming would only add SSE framing to every answer.
+      responseMode: 'json',
+      onerror: (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`),
+    });
+  }
+
+  get toolCount(): number {
+    return this.catalog.size;
+  }
+
+  get inFlight(): number {
+    return this.broker.inFlight;
+  }
+
+  setCatalog(catalog: ToolCatalog): void {
+    this.catalog = catalog;
+  }
+
+  /** The listener route for this endpoint's path. */
+  readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const decision = await this.options.access.check(req);
+    if (!decision.allowed) {
+      req.resume();
+      decision.reject(res);
+      return;
+    }
+    const authInfo = authInfoFor(decision.caller);
+    const nodeHandler = toNodeHandler(
+      { fetch: (request: Request) => this.mcp.fetch(request, authInfo ? { authInfo } : undefined) },
+      { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes },
+    );
+    await nodeHandler(req, res);
+  };
+
+  /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
+  settle(executionId: string, answer: { result?: unknown; error?: unknown }) {
+    return this.broker.settle(executionId, answer);
+  }
+
+  /** Fails every pending call with `reason` and tears down in-flight modern exchanges. */
+  async stop(reason: string): Promise<number> {
+    const failed = this.broker.stopAll(reason);
+    // Let the "stopped" results reach their clients before in-flight exchanges are torn down.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await this.mcp.close();
+    return failed;
+  }
+
+  private createServer(ctx: McpRequestContext): Server {
+    const server = new Server(
+      { name: this.options.serverName, version: PACKAGE_VERSION },
+      { capabilities: { tools: {} } },
+    );
+    const catalog = this.catalog;
+    server.setRequestHandler('tools/list', () => catalog.listResult);
+    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, catalog, request, handlerCtx, ctx));
+    return server;
+  }
+
+  private async callTool(
+    server: Server,
+    catalog: ToolCatalog,
+    request: CallToolRequest,
+    handlerCtx: ServerContext,
+    requestCtx: McpRequestContext,
+  ): Promise<CallToolResult> {
+    const name = request.params.name;
+    const tool = catalog.find(name);
+    if (!tool) return toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);
+
+    const args = request.params.arguments ?? {};
+    if (!isPlainObject(args)) return toolError(`Invalid arguments for tool "${name}": arguments must be an object.`);
+    const problems = tool.checkArguments(args);
+    if (problems.length > 0) return invalidArgumentsResult(name, problems);
+
+    const caller = (handlerCtx.http?.authInfo?.extra?.[CALLER_KEY] as CallerIdentity | undefined) ?? {};
+    const context: ExecutionContext = {
+      ...caller,
+      endpoint: this.path,
+      tool: name,
+      protocolVersion: protocolVersionOf(handlerCtx, requestCtx),
+      requestId: handlerCtx.mcpReq.id,
+    };
+    let outcome;
+    try {
+      outcome = await this.broker.begin({
+        toolName: name,
+        arguments: args,
+        timeoutMs: tool.timeoutMs,
+        signal: handlerCtx.mcpReq.signal,
+        context,
+      });
+    } catch (error) {
+      if (error instanceof CapacityError) {
+        throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
+      }
+      throw error;
+    }
+    return server.projectCallToolResult(resultFromOutcome(tool, outcome), tool.outputSchema);
+  }
+}
+
+function authInfoFor(caller: CallerIdentity): AuthInfo | undefined {
+  if (caller.subject === undefined) return undefined;
+  return { token: '', clientId: caller.client ?? 'unknown', scopes: [], extra: { [CALLER_KEY]: caller } };
+}

@@ -1,0 +1,151 @@
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../core/defaults.js';
+import { McpPaletteError } from '../core/errors.js';
+import { compileSchema, type ValueCheck } from './json-schema.js';
+import { isValidEndpointPath } from './endpoint-path.js';
+
+/** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const SHARED_BINDING = '*';
+
+/** What the mcp-tool-registry node stores in the flow file (strings as the editor saves them). */
+export interface ToolConfig {
+  readonly toolName?: unknown;
+  readonly title?: unknown;
+  readonly description?: unknown;
+  readonly inputSchema?: unknown;
+  readonly outputSchema?: unknown;
+  readonly readOnlyHint?: unknown;
+  readonly destructiveHint?: unknown;
+  readonly idempotentHint?: unknown;
+  readonly openWorldHint?: unknown;
+  readonly endpoint?: unknown;
+  readonly timeout?: unknown;
+}
+
+export type ToolBinding = { readonly shared: true } | { readonly shared: false; readonly path: string };
+
+/** A tool ready to serve: schemas parsed and compiled once, at deploy. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly binding: ToolBinding;
+  readonly timeoutMs: number;
+  /** Exactly what `tools/list` shows for this tool. */
+  readonly listing: Tool;
+  readonly outputSchema: Record<string, unknown> | undefined;
+  readonly checkArguments: ValueCheck;
+  readonly checkStructuredContent: ValueCheck | undefined;
+}
+
+export function parseToolConfig(config: ToolConfig): ToolDefinition {
+  const name = typeof config.toolName === 'string' ? config.toolName.trim() : '';
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    throw new McpPaletteError('invalid_tool_name', `invalid tool name ${JSON.stringify(name)}`);
+  }
+  const binding = parseBinding(config.endpoint);
+  const timeoutMs = parseTimeout(config.timeout);
+  const inputSchema = parseSchemaText(config.inputSchema, 'input');
+  if (!inputSchema) throw new McpPaletteError('invalid_input_schema', 'input schema is required', { reason: 'required' });
+  const outputSchema = parseSchemaText(config.outputSchema, 'output');
+  const checkArguments = compileOrThrow(inputSchema, 'input');
+  const checkStructuredContent = outputSchema ? compileOrThrow(outputSchema, 'output') : undefined;
+
+  const title = optionalText(config.title);
+  const description = optionalText(config.description);
+  const listing: Tool = {
+    name,
+    ...(title ? { title } : {}),
+    ...(description ? { description } : {}),
+    inputSchema: inputSchema as Tool['inputSchema'],
+    ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
+    annotations: parseAnnotations(config, title),
+  };
+  return Object.freeze({ name, binding, timeoutMs, listing, outputSchema, checkArguments, checkStructuredContent });
+}
+
+/**
+ * Parses and checks one schema text as the editor sends it; used by the editor's inline check and by
+ * `parseToolConfig`, so both say the same thing. Empty text means "no schema" (for output schemas).
+ */
+export function parseSchemaText(text: unknown, kind: 'input' | 'output'): Record<string, unknown> | undefined {
+  const code = kind === 'input' ? 'invalid_input_schema' : 'invalid_output_schema';
+  let value: unknown = text;
+  if (typeof text === 'string') {
+    if (text.trim() === '') return undefined;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = `not valid JSON (${error instanceof Error ? error.message : 'parse error'})`;
+      throw new McpPaletteError(code, reason, { reason });
+    }
+  } else if (text === undefined || text === null) {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new McpPaletteError(code, 'must be a JSON object', { reason: 'must be a JSON object' });
+  }
+  const schema = value as Record<string, unknown>;
+  // MCP requires object-shaped arguments and structured results, so the root must say so.
+  if (schema.type !== 'object') {
+    throw new McpPaletteError(code, 'the root must have "type": "object"', { reason: 'the root must have "type": "object"' });
+  }
+  return schema;
+}
+
+function compileOrThrow(schema: Record<string, unknown>, kind: 'input' | 'output'): ValueCheck {
+  try {
+    return compileSchema(schema);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new McpPaletteError(kind === 'input' ? 'invalid_input_schema' : 'invalid_output_schema', reason, { reason });
+  }
+}
+
+/** Both the editor's check and the runtime use this, so a schema the editor accepts always starts. */
+export function checkSchemaText(text: unknown, kind: 'input' | 'output'): string[] {
+  try {
+    const schema = parseSchemaText(text, kind);
+    if (!schema) return kind === 'input' ? ['input schema is required'] : [];
+    compileOrThrow(schema, kind);
+    return [];
+  } catch (error) {
+    const reason = error instanceof McpPaletteError ? String(error.params.reason ?? error.message) : String(error);
+    return reason.split('; ');
+  }
+}
+
+function parseBinding(endpoint: unknown): ToolBinding {
+  if (typeof endpoint !== 'string' || endpoint.trim() === '') {
+    throw new McpPaletteError('no_endpoint', 'no endpoint chosen');
+  }
+  const value = endpoint.trim();
+  if (value === SHARED_BINDING) return { shared: true };
+  if (!isValidEndpointPath(value)) throw new McpPaletteError('invalid_endpoint', `invalid endpoint path ${value}`);
+  return { shared: false, path: value };
+}
+
+function parseTimeout(timeout: unknown): number {
+  if (timeout === undefined || timeout === '' || timeout === null) return DEFAULTS.toolTimeoutSeconds * 1000;
+  const seconds = typeof timeout === 'number' ? timeout : Number(timeout);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > DEFAULTS.toolTimeoutSecondsMax) {
+    throw new McpPaletteError('invalid_timeout', `invalid timeout ${String(timeout)}`);
+  }
+  return Math.round(seconds * 1000);
+}
+
+function parseAnnotations(config: ToolConfig, title: string | undefined): ToolAnnotations {
+  // Flows saved before a hint existed keep MCP's own default for it.
+  const flag = (value: unknown, fallback: boolean) => (typeof value === 'boolean' ? value : fallback);
+  const readOnlyHint = flag(config.readOnlyHint, false);
+  return {
+    ...(title ? { title } : {}),
+    readOnlyHint,
+    // The spec gives destructive/idempotent meaning only for tools that modify their environment.
+    ...(readOnlyHint ? {} : { destructiveHint: flag(config.destructiveHint, true), idempotentHint: flag(config.idempotentHint, false) }),
+    openWorldHint: flag(config.openWorldHint, true),
+  };
+}
+
+function optionalText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}

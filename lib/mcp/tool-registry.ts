@@ -1,0 +1,54 @@
+import { McpPaletteError } from '../core/errors.js';
+import { ToolCatalog } from './tool-catalog.js';
+import type { ToolBinding, ToolDefinition } from './tool-definition.js';
+
+interface Registration {
+  readonly ownerId: string;
+  readonly definition: ToolDefinition;
+}
+
+/**
+ * Every declared tool in this Node-RED process, keyed by the node that declared it. Tools bind to
+ * an endpoint *path* (or to all endpoints), never to a node id, so a binding survives copy, import
+ * and replacing the endpoint node. Endpoints read their catalog from here when flows start.
+ */
+export class ToolRegistry {
+  private readonly registrations = new Map<string, Registration>();
+
+  /** Refuses a tool whose name is already served on an endpoint this one would also reach. */
+  register(ownerId: string, definition: ToolDefinition): void {
+    for (const other of this.registrations.values()) {
+      if (other.ownerId === ownerId || other.definition.name !== definition.name) continue;
+      if (!bindingsOverlap(other.definition.binding, definition.binding)) continue;
+      throw new McpPaletteError('duplicate_tool', `tool ${definition.name} is already declared`, {
+        tool: definition.name,
+        binding: describeBinding(definition.binding),
+        other: other.ownerId,
+      });
+    }
+    this.registrations.set(ownerId, { ownerId, definition });
+  }
+
+  unregister(ownerId: string): void {
+    this.registrations.delete(ownerId);
+  }
+
+  catalogFor(path: string): ToolCatalog {
+    const tools: ToolDefinition[] = [];
+    for (const { definition } of this.registrations.values()) {
+      if (definition.binding.shared || definition.binding.path === path) tools.push(definition);
+    }
+    return new ToolCatalog(tools);
+  }
+}
+
+/** Process-wide, like the listeners: every endpoint in this Node-RED sees the same declarations. */
+export const toolRegistry = new ToolRegistry();
+
+export function describeBinding(binding: ToolBinding): string {
+  return binding.shared ? 'all endpoints' : binding.path;
+}
+
+function bindingsOverlap(a: ToolBinding, b: ToolBinding): boolean {
+  return a.shared || b.shared || a.path === b.path;
+}

@@ -1,0 +1,83 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isCallToolResult } from '@modelcontextprotocol/server';
+import type { ExecutionOutcome } from '../execution/broker.js';
+import { describeProblems, isPlainObject, type SchemaProblem } from './json-schema.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+/** A tool failure as MCP wants it: a result the model can read, not a protocol error. */
+export function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+export function invalidArgumentsResult(toolName: string, problems: readonly SchemaProblem[]): CallToolResult {
+  const lines = problems.map((problem) => `- ${argumentName(problem.pointer)}: ${problem.message}`);
+  return toolError(`Invalid arguments for tool "${toolName}":\n${lines.join('\n')}`);
+}
+
+/**
+ * Turns however the call ended into the result the client sees. The flow may answer with a full
+ * CallToolResult, a string, or any JSON value; an output schema makes structured content required
+ * and checked, so a client never receives data that contradicts the schema it was shown.
+ */
+export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcome): CallToolResult {
+  switch (outcome.kind) {
+    case 'timeout':
+      return toolError(`Tool "${tool.name}" did not answer within ${formatSeconds(outcome.timeoutMs)} (its time limit).`);
+    case 'stopped':
+      return toolError(`Tool "${tool.name}" was not answered: ${outcome.reason}.`);
+    case 'cancelled':
+      return toolError(`Tool "${tool.name}" was cancelled because the client went away.`);
+    case 'answered':
+      if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
+        return toolError(`Tool "${tool.name}" failed: ${describeFlowError(outcome.error)}`);
+      }
+      return checkedAgainstOutputSchema(tool, normalizeResult(tool, outcome.result));
+  }
+}
+
+export function normalizeResult(tool: ToolDefinition, result: unknown): CallToolResult {
+  if (isFullResult(result)) return result;
+  if (result === undefined || result === null) return { content: [] };
+  if (typeof result === 'string') return { content: [{ type: 'text', text: result }] };
+  const text = JSON.stringify(result) ?? String(result);
+  const normalized: CallToolResult = { content: [{ type: 'text', text }] };
+  if (tool.outputSchema && isPlainObject(result)) normalized.structuredContent = result;
+  return normalized;
+}
+
+function checkedAgainstOutputSchema(tool: ToolDefinition, result: CallToolResult): CallToolResult {
+  if (!tool.checkStructuredContent || result.isError) return result;
+  if (result.structuredContent === undefined) {
+    return toolError(`Tool "${tool.name}" declares an output schema but its flow returned no structured content.`);
+  }
+  const problems = tool.checkStructuredContent(result.structuredContent);
+  if (problems.length > 0) {
+    return toolError(`Tool "${tool.name}" returned structured content that does not match its output schema: ${describeProblems(problems)}`);
+  }
+  return result;
+}
+
+/**
+ * A full result is recognised by its `content` array and accepted only if it is valid MCP; a
+ * plain object that merely happens to have a `content` field is treated as data, not as a result.
+ */
+function isFullResult(value: unknown): value is CallToolResult {
+  return isPlainObject(value) && Array.isArray(value.content) && isCallToolResult(value);
+}
+
+function describeFlowError(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (isPlainObject(error) && typeof error.message === 'string') return error.message;
+  return JSON.stringify(error) ?? 'unknown error';
+}
+
+function argumentName(pointer: string): string {
+  if (pointer === '/') return '(arguments)';
+  const path = pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path.join('.');
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}

@@ -1,0 +1,126 @@
+import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
+import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
+import { listenerRegistry } from '../../lib/http/listener-registry.js';
+import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
+import { toolRegistry } from '../../lib/mcp/tool-registry.js';
+import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
+
+interface McpFlowServerDef extends NodeDef {
+  serverName?: string;
+  path?: string;
+  runtime?: string;
+  access?: string;
+  maxConcurrent?: string | number;
+}
+
+interface ResponseMessage extends NodeMessage {
+  payload?: { executionId?: unknown; result?: unknown; error?: unknown };
+}
+
+export default function (RED: NodeAPI) {
+  function McpFlowServer(this: Node, config: McpFlowServerDef) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const t = (key: string, params: Record<string, string | number> = {}) => RED._(`mcp-flow-server.${key}`, params);
+    const fail = (reason: string) => {
+      node.status({ fill: 'red', shape: 'ring', text: t('status.failed', { reason }) });
+      node.error(reason);
+    };
+    const describe = (error: McpPaletteError) => t(`errors.${catalogKey(error.code)}`, { ...error.params });
+
+    const controller = createController();
+    // Commands wait for a deploy to finish, so the catalog sees every tool of this deploy.
+    let stoppedByCommand = false;
+    const onFlowsStarted = () => {
+      if (controller && !stoppedByCommand) void controller.start();
+    };
+    RED.events.on('flows:started', onFlowsStarted);
+
+    node.on('input', (message: NodeMessage, _send: unknown, done: (error?: Error) => void) => {
+      const msg = message as ResponseMessage;
+      if (!controller) return done();
+      switch (msg.topic) {
+        case 'mcp-tool-response': {
+          const executionId = msg.payload?.executionId;
+          if (typeof executionId !== 'string') return done(new Error(t('errors.badResponse')));
+          if (controller.settle(executionId, { result: msg.payload?.result, error: msg.payload?.error }) === 'unknown') {
+            node.warn(t('errors.unknownExecution', { executionId }));
+          }
+          return done();
+        }
+        case 'start':
+          stoppedByCommand = false;
+          controller.start().then(() => done(), done);
+          return;
+        case 'stop':
+          stoppedByCommand = true;
+          controller.stop('the endpoint was stopped by a stop command').then(() => done(), done);
+          return;
+        case 'restart':
+          stoppedByCommand = false;
+          controller.restart('the endpoint was restarted by a restart command').then(() => done(), done);
+          return;
+        default:
+          return done(new Error(t('errors.unknownCommand', { topic: String(msg.topic) })));
+      }
+    });
+
+    node.on('close', (removed: boolean, done: () => void) => {
+      RED.events.removeListener('flows:started', onFlowsStarted);
+      if (!controller) return done();
+      const reason = removed ? 'the endpoint was removed' : 'the endpoint was redeployed';
+      controller.stop(reason).then(() => done(), () => done());
+    });
+
+    function createController(): EndpointController | undefined {
+      const runtimeNode = RED.nodes.getNode(config.runtime ?? '') as McpRuntimeNode | null;
+      if (!runtimeNode) {
+        fail(t('errors.noRuntime'));
+        return undefined;
+      }
+      if (!runtimeNode.settings) {
+        fail(t('errors.invalidRuntime', { reason: runtimeNode.configError ?? '' }));
+        return undefined;
+      }
+      let settings;
+      try {
+        settings = parseFlowServerConfig(config as unknown as Record<string, unknown>);
+      } catch (error) {
+        if (!(error instanceof McpPaletteError)) throw error;
+        fail(describe(error));
+        return undefined;
+      }
+      node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
+      return new EndpointController({
+        settings,
+        runtime: runtimeNode.settings,
+        listeners: listenerRegistry,
+        tools: toolRegistry,
+        logger: { debug: (m) => node.debug(m), info: (m) => node.log(m), warn: (m) => node.warn(m), error: (m) => node.error(m) },
+        execute: (request, context) => {
+          node.send({
+            topic: 'mcp-tool-execute',
+            payload: { toolName: request.toolName, arguments: request.arguments, executionId: request.executionId },
+            mcp: context,
+          } as NodeMessage);
+        },
+        onState: (state) => showState(state),
+      });
+    }
+
+    function showState(state: EndpointState): void {
+      switch (state.state) {
+        case 'starting':
+          return node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
+        case 'serving':
+          return node.status({ fill: 'green', shape: 'dot', text: t('status.servingTools', { count: state.tools, url: state.url }) });
+        case 'stopped':
+          return node.status({ fill: 'grey', shape: 'ring', text: t('status.stopped') });
+        case 'failed':
+          return fail(describe(state.error));
+      }
+    }
+  }
+  RED.nodes.registerType('mcp-flow-server', McpFlowServer);
+}

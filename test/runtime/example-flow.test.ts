@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { exampleFlow } from '../support/flows.js';
+import { connect, JSON_HEADERS, postJsonRpc, rawRequest, waitForEndpoint, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
+import { freePort } from '../support/ports.js';
+
+describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a user dir)`, () => {
+  let nodeRed: NodeRedProcess;
+  let url: string;
+  let port: number;
+
+  before(async () => {
+    port = await freePort();
+    nodeRed = await startNodeRed(exampleFlow(port));
+    url = `http://127.0.0.1:${port}/mcp`;
+    await waitForEndpoint(url);
+  });
+  after(() => nodeRed?.stop());
+
+  for (const era of ['legacy', 'modern'] as Era[]) {
+    describe(`with the official MCP client, ${era} protocol era`, () => {
+      it('negotiates the expected revision and lists both tools with their schemas', async () => {
+        const client = await connect(url, era);
+        try {
+          if (era === 'modern') assert.equal(client.getNegotiatedProtocolVersion?.() ?? '2026-07-28', '2026-07-28');
+          const { tools } = await client.listTools();
+          assert.deepEqual(tools.map((tool) => tool.name), ['add_numbers', 'greet']);
+          const add = tools.find((tool) => tool.name === 'add_numbers')!;
+          assert.deepEqual(add.inputSchema.required, ['a', 'b']);
+          assert.equal(add.outputSchema?.type, 'object');
+          assert.equal(add.annotations?.readOnlyHint, true);
+          assert.equal(add.title, 'Add two numbers');
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('answers a structured tool through the flow', async () => {
+        const client = await connect(url, era);
+        try {
+          const result = await client.callTool({ name: 'add_numbers', arguments: { a: 2, b: 3.5 } });
+          assert.equal(result.isError ?? false, false);
+          assert.deepEqual(result.structuredContent, { sum: 5.5 });
+          assert.deepEqual(JSON.parse((result.content as Array<{ text: string }>)[0]!.text), { sum: 5.5 });
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('answers a text tool through the flow', async () => {
+        const client = await connect(url, era);
+        try {
+          const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+          assert.deepEqual(result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('rejects invalid arguments in one isError result naming each argument', async () => {
+        const client = await connect(url, era);
+        try {
+          const result = await client.callTool({ name: 'add_numbers', arguments: { a: 'two', c: 1 } });
+          assert.equal(result.isError, true);
+          const text = (result.content as Array<{ text: string }>)[0]!.text;
+          assert.match(text, /add_numbers/);
+          assert.match(text, /- a: must be number/);
+          assert.match(text, /- b: is required/);
+          assert.match(text, /- c: is not allowed/);
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('reports an unknown tool as a tool error', async () => {
+        const client = await connect(url, era);
+        try {
+          const result = await client.callTool({ name: 'no_such_tool', arguments: {} });
+          assert.equal(result.isError, true);
+          assert.match((result.content as Array<{ text: string }>)[0]!.text, /Unknown tool "no_such_tool"/);
+        } finally {
+          await client.close();
+        }
+      });
+    });
+  }
+
+  describe('Streamable HTTP edges', () => {
+    it('answers ping and acknowledges notifications with 202', async () => {
+      const ping = await postJsonRpc(url, { jsonrpc: '2.0', id: 7, method: 'ping' });
+      assert.equal(ping.status, 200);
+      assert.deepEqual(ping.json(), { jsonrpc: '2.0', id: 7, result: {} });
+      const note = await postJsonRpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      assert.equal(note.status, 202);
+    });
+
+    it('answers GET and DELETE with 405', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const response = await rawRequest(url, { method, headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' } });
+        assert.equal(response.status, 405, method);
+      }
+    });
+
+    it('refuses a non-JSON content type with 415', async () => {
+      const response = await rawRequest(url, { headers: { 'content-type': 'text/plain', accept: JSON_HEADERS.accept }, body: 'ping' });
+      assert.equal(response.status, 415);
+    });
+
+    it('refuses a body over 256 KiB with 413 before parsing it', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(256 * 1024) } });
+      const response = await rawRequest(url, { headers: JSON_HEADERS, body });
+      assert.equal(response.status, 413);
+    });
+
+    it('answers malformed JSON with a JSON-RPC parse error', async () => {
+      const response = await rawRequest(url, { headers: JSON_HEADERS, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
+      assert.equal(response.status, 400);
+      assert.equal(response.json().error.code, -32700);
+    });
+
+    it('answers an unknown method with -32601', async () => {
+      const response = await postJsonRpc(url, { jsonrpc: '2.0', id: 3, method: 'tools/frobnicate' });
+      assert.equal(response.json().error.code, -32601);
+    });
+
+    it('refuses a foreign Host header (DNS rebinding) and a foreign Origin with 403', async () => {
+      const rebound = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { host: `attacker.example:${port}` });
+      assert.equal(rebound.status, 403);
+      const foreignOrigin = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://attacker.example' });
+      assert.equal(foreignOrigin.status, 403);
+      const localOrigin = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:6274' });
+      assert.equal(localOrigin.status, 200);
+    });
+
+    it('sends no CORS headers and answers unknown paths with 404', async () => {
+      const response = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:6274' });
+      assert.equal(response.headers['access-control-allow-origin'], undefined);
+      const missing = await postJsonRpc(`http://127.0.0.1:${port}/elsewhere`, { jsonrpc: '2.0', id: 1, method: 'ping' });
+      assert.equal(missing.status, 404);
+    });
+  });
+
+  describe('packaging: what the editor loads from the installed tarball', () => {
+    const types = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry'];
+
+    it('registers every node type from the package', async () => {
+      const response = await fetch(`${nodeRed.adminUrl}/nodes`, { headers: { accept: 'application/json' } });
+      const sets = (await response.json()) as Array<{ module: string; types: string[]; enabled: boolean; err?: string }>;
+      const ours = sets.filter((set) => set.module === '@flowmcp/node-red-mcp');
+      assert.deepEqual(ours.flatMap((set) => set.types).sort(), [...types].sort());
+      for (const set of ours) {
+        assert.equal(set.err, undefined, `load error: ${set.err}`);
+        assert.equal(set.enabled, true);
+      }
+    });
+
+    it('serves each type\'s editor template and help', async () => {
+      const response = await fetch(`${nodeRed.adminUrl}/nodes`, { headers: { accept: 'text/html' } });
+      const html = await response.text();
+      for (const type of types) {
+        assert.ok(html.includes(`data-template-name="${type}"`), `template for ${type}`);
+        assert.ok(html.includes(`data-help-name="${type}"`), `help for ${type}`);
+        assert.ok(html.includes(`registerType('${type}'`) || html.includes(`registerType("${type}"`), `registerType for ${type}`);
+      }
+    });
+
+    it('serves each type\'s message catalog', async () => {
+      for (const type of types) {
+        const response = await fetch(`${nodeRed.adminUrl}/locales/@flowmcp/node-red-mcp/${type}?lng=en-US`);
+        assert.equal(response.status, 200, type);
+        const catalog = (await response.json()) as Record<string, Record<string, unknown>>;
+        assert.ok(catalog[type], `catalog root for ${type}`);
+        assert.ok(Object.keys(catalog[type]!).length > 2, `catalog entries for ${type}`);
+      }
+    });
+
+    it('serves the icons', async () => {
+      for (const icon of ['mcp.svg', 'mcp-tool.svg', 'mcp-runtime.svg']) {
+        const response = await fetch(`${nodeRed.adminUrl}/icons/@flowmcp/node-red-mcp/${icon}`);
+        assert.equal(response.status, 200, icon);
+        assert.match(await response.text(), /<svg/);
+      }
+    });
+
+    it('offers the example flow under Import > Examples', async () => {
+      const response = await fetch(`${nodeRed.adminUrl}/library/examples/flows/@flowmcp/node-red-mcp/two-tools`);
+      assert.equal(response.status, 200);
+      const flow = (await response.json()) as Array<{ type: string }>;
+      assert.ok(flow.some((node) => node.type === 'mcp-flow-server'));
+    });
+  });
+});

@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FlowNode } from './node-red-process.js';
+import { repoRoot } from './node-red-process.js';
+
+export const TAB = 'tab-tests';
+
+/** The shipped example flow with its runtime moved to `port`, as a user would deploy it. */
+export function exampleFlow(port: number): FlowNode[] {
+  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'two-tools.json'), 'utf8')) as FlowNode[];
+  return flows.map((node) => (node.type === 'mcp-runtime' ? { ...node, port: String(port) } : node));
+}
+
+export function tab(id = TAB): FlowNode {
+  return { id, type: 'tab', label: id, disabled: false, info: '' };
+}
+
+export function runtime(id: string, port: number, host = '127.0.0.1'): FlowNode {
+  return { id, type: 'mcp-runtime', name: '', port: String(port), host, baseUrl: '' };
+}
+
+export function flowServer(id: string, options: { runtime: string; path?: string; wires?: string[]; maxConcurrent?: number; serverName?: string; access?: string; z?: string }): FlowNode {
+  return {
+    id,
+    type: 'mcp-flow-server',
+    z: options.z ?? TAB,
+    name: '',
+    serverName: options.serverName ?? 'test-server',
+    path: options.path ?? '/mcp',
+    runtime: options.runtime,
+    access: options.access ?? 'local',
+    maxConcurrent: String(options.maxConcurrent ?? 32),
+    x: 100,
+    y: 100,
+    wires: [options.wires ?? []],
+  };
+}
+
+export function tool(id: string, options: { name: string; endpoint?: string; input?: object; output?: object; timeout?: number; z?: string }): FlowNode {
+  return {
+    id,
+    type: 'mcp-tool-registry',
+    z: options.z ?? TAB,
+    name: '',
+    toolName: options.name,
+    title: '',
+    description: `test tool ${options.name}`,
+    inputSchema: JSON.stringify(options.input ?? { type: 'object', properties: {} }),
+    outputSchema: options.output ? JSON.stringify(options.output) : '',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+    endpoint: options.endpoint ?? '/mcp',
+    timeout: String(options.timeout ?? 60),
+    x: 100,
+    y: 40,
+    wires: [],
+  };
+}
+
+/** A function node that answers each call with what `body` returns (evaluated in Node-RED). */
+export function answer(id: string, body: string, back: string, z = TAB): FlowNode {
+  return {
+    id,
+    type: 'function',
+    z,
+    name: id,
+    func: body,
+    outputs: 1,
+    timeout: 0,
+    noerr: 0,
+    initialize: '',
+    finalize: '',
+    libs: [],
+    x: 300,
+    y: 100,
+    wires: [[back]],
+  };
+}
+
+/** Routes execute messages by tool name to the given node ids (one output per tool). */
+export function router(id: string, routes: Record<string, string>, z = TAB): FlowNode {
+  const names = Object.keys(routes);
+  return {
+    id,
+    type: 'switch',
+    z,
+    name: 'route',
+    property: 'payload.toolName',
+    propertyType: 'msg',
+    rules: names.map((name) => ({ t: 'eq', v: name, vt: 'str' })),
+    checkall: 'false',
+    repair: false,
+    outputs: names.length,
+    x: 200,
+    y: 100,
+    wires: names.map((name) => [routes[name]]),
+  };
+}

@@ -1,0 +1,67 @@
+import { request } from 'node:http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+export type Era = 'legacy' | 'modern';
+
+/** The official MCP client, negotiating the 2025 handshake (`legacy`) or 2026-07-28 (`modern`). */
+export async function connect(url: string, era: Era): Promise<Client> {
+  const client = new Client({ name: 'runtime-test', version: '1.0.0' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+  json(): any;
+}
+
+/**
+ * A raw HTTP exchange with full control of headers (fetch cannot set Host), for the protocol edges
+ * the official client never produces.
+ */
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'POST', headers: options.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => parseBody(body) });
+      });
+    });
+    req.on('error', reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+export const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+export function postJsonRpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return rawRequest(url, { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25', ...headers }, body: JSON.stringify(message) });
+}
+
+/** Polls until the endpoint accepts connections (endpoints start just after "Started flows"). */
+export async function waitForEndpoint(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await postJsonRpc(url, { jsonrpc: '2.0', id: 0, method: 'ping' });
+      if (response.status !== 404) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`endpoint ${url} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function parseBody(body: string): any {
+  const trimmed = body.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(trimmed);
+  // An SSE-framed answer: the JSON-RPC message is the data line of the first event.
+  const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
+  return data ? JSON.parse(data.slice(5)) : undefined;
+}

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
+
+const require = createRequire(import.meta.url);
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** `node-red` (4.1.x, Node 20) by default; `node-red-5` for the Node-RED 5 leg on Node 22. */
+export const nodeRedPackage = process.env.NODE_RED_PACKAGE ?? 'node-red';
+
+export type FlowNode = Record<string, unknown> & { id: string; type: string };
+
+export interface NodeRedProcess {
+  readonly adminUrl: string;
+  readonly userDir: string;
+  /** Everything Node-RED printed so far (its log goes to stdout). */
+  output(): string;
+  /** Resolves when `text` has appeared in the output after `since` (an output length). */
+  waitForOutput(text: string | RegExp, since?: number, timeoutMs?: number): Promise<void>;
+  deploy(flows: FlowNode[], type?: 'full' | 'nodes' | 'flows'): Promise<void>;
+  getFlows(): Promise<FlowNode[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Node-RED in its own process: a fresh user directory whose node_modules is the packed and
+ * installed palette (.runtime-fixture), the editor bound to loopback on a free port, and `flows`
+ * deployed at startup. It runs on whichever Node binary runs the tests.
+ */
+export async function startNodeRed(flows: FlowNode[]): Promise<NodeRedProcess> {
+  const fixtureModules = join(repoRoot, '.runtime-fixture', 'node_modules');
+  if (!existsSync(join(fixtureModules, '@flowmcp', 'node-red-mcp'))) {
+    throw new Error('runtime fixture missing: run `node scripts/pack-fixture.mjs` (npm test does) first');
+  }
+  const userDir = mkdtempSync(join(tmpdir(), 'nr-mcp-test-'));
+  symlinkSync(fixtureModules, join(userDir, 'node_modules'), 'dir');
+  writeFileSync(join(userDir, 'flows.json'), JSON.stringify(flows));
+  const uiPort = await freePort();
+  const settings = {
+    uiHost: '127.0.0.1',
+    uiPort,
+    flowFile: 'flows.json',
+    credentialSecret: false,
+    logging: { console: { level: 'info', metrics: false, audit: false } },
+    editorTheme: { tours: false },
+    externalModules: { autoInstall: false, palette: { allowInstall: false } },
+  };
+  writeFileSync(join(userDir, 'settings.js'), `module.exports = ${JSON.stringify(settings)};\n`);
+
+  const redJs = require.resolve(`${nodeRedPackage}/red.js`);
+  const child: ChildProcess = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_RED_HOME: userDir },
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const wake of waiters) wake();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const waitForOutput = (text: string | RegExp, since = 0, timeoutMs = 20_000) =>
+    new Promise<void>((resolve, reject) => {
+      const matches = () => {
+        const tail = output.slice(since);
+        return typeof text === 'string' ? tail.includes(text) : text.test(tail);
+      };
+      if (matches()) return resolve();
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${String(text)} in Node-RED output:\n${output.slice(-3000)}`));
+      }, timeoutMs);
+      const check = () => {
+        if (!matches()) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      child.once('exit', () => check());
+    });
+
+  const adminUrl = `http://127.0.0.1:${uiPort}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    rmSync(userDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForOutput('Started flows', 0, 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    adminUrl,
+    userDir,
+    output: () => output,
+    waitForOutput,
+    async deploy(nextFlows, type = 'full') {
+      const since = output.length;
+      const response = await fetch(`${adminUrl}/flows`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'node-red-deployment-type': type, 'node-red-api-version': 'v1' },
+        body: JSON.stringify(nextFlows),
+      });
+      if (response.status !== 204) throw new Error(`deploy failed: ${response.status} ${await response.text()}`);
+      await waitForOutput('Started', since);
+    },
+    async getFlows() {
+      const response = await fetch(`${adminUrl}/flows`, { headers: { 'node-red-api-version': 'v1' } });
+      return (await response.json()) as FlowNode[];
+    },
+    stop,
+  };
+}

@@ -1,0 +1,13 @@
+import { createServer } from 'node:net';
+
+/** A port that was free a moment ago on loopback (the kernel picks it; we close and reuse it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
