@@ -29,6 +29,8 @@ export default function (RED: NodeAPI) {
     };
     const describe = (error: McpPaletteError) => t(`errors.${catalogKey(error.code)}`, { ...error.params });
 
+    // Logged once per change, so the log shows where each endpoint serves without repeating it.
+    let lastServing = '';
     const controller = createController();
     // Commands wait for a deploy to finish, so the catalog sees every tool of this deploy.
     let stoppedByCommand = false;
@@ -113,9 +115,14 @@ export default function (RED: NodeAPI) {
       switch (state.state) {
         case 'starting':
           return node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
-        case 'serving':
-          return node.status({ fill: 'green', shape: 'dot', text: t('status.servingTools', { count: state.tools, url: state.url }) });
+        case 'serving': {
+          const text = t('status.servingTools', { count: state.tools, url: state.url });
+          if (text !== lastServing) node.log(text);
+          lastServing = text;
+          return node.status({ fill: 'green', shape: 'dot', text });
+        }
         case 'stopped':
+          lastServing = '';
           return node.status({ fill: 'grey', shape: 'ring', text: t('status.stopped') });
         case 'failed':
           return fail(describe(state.error));

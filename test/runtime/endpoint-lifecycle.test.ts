@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { answer, flowServer, router, runtime, tab, tool } from '../support/flows.js';
+import { connect, postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { freePort } from '../support/ports.js';
+
+const RESPOND = `msg.topic = 'mcp-tool-response';`;
+
+/**
+ * One endpoint with tools that behave badly on purpose, a second endpoint on the same port, and a
+ * shared tool. `slow` answers after `delayMs` (an argument), `never` never answers.
+ */
+function lifecycleFlows(port: number, serverName = 'lifecycle'): FlowNode[] {
+  return [
+    tab(),
+    runtime('rt', port),
+    flowServer('fs-a', { runtime: 'rt', path: '/a', maxConcurrent: 32, serverName, wires: ['route-a'] }),
+    router('route-a', { slow: 'slow-fn', shared_echo: 'echo-a', count: 'count-fn' }),
+    answer('slow-fn', `global.set('slowStarted', (global.get('slowStarted') || 0) + 1);\n${RESPOND}\nconst id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'slow done' } }), msg.payload.arguments.delayMs);\nreturn null;`, 'fs-a'),
+    answer('echo-a', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'a:' + msg.payload.arguments.text };\nreturn msg;`, 'fs-a'),
+    answer('count-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: String(global.get('slowStarted') || 0) };\nreturn msg;`, 'fs-a'),
+    tool('t-slow', { name: 'slow', endpoint: '/a', input: { type: 'object', properties: { delayMs: { type: 'integer', minimum: 0 } }, required: ['delayMs'] } }),
+    tool('t-never', { name: 'never', endpoint: '/a', timeout: 1 }),
+    tool('t-count', { name: 'count', endpoint: '/a' }),
+    tool('t-shared', { name: 'shared_echo', endpoint: '*', input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }),
+    flowServer('fs-b', { runtime: 'rt', path: '/b', wires: ['route-b'] }),
+    router('route-b', { shared_echo: 'echo-b', only_b: 'echo-b' }),
+    answer('echo-b', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'b:' + (msg.payload.arguments.text || '') };\nreturn msg;`, 'fs-b'),
+    tool('t-only-b', { name: 'only_b', endpoint: '/b' }),
+  ];
+}
+
+function textOf(result: { content?: unknown }): string {
+  return (result.content as Array<{ text: string }>)[0]!.text;
+}
+
+describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
+  let nodeRed: NodeRedProcess;
+  let port: number;
+  let urlA: string;
+  let urlB: string;
+
+  before(async () => {
+    port = await freePort();
+    nodeRed = await startNodeRed(lifecycleFlows(port));
+    urlA = `http://127.0.0.1:${port}/a`;
+    urlB = `http://127.0.0.1:${port}/b`;
+    await waitForEndpoint(urlA);
+    await waitForEndpoint(urlB);
+  });
+  after(() => nodeRed?.stop());
+
+  it('serves two endpoints on one port, each with its own tools plus the shared one', async () => {
+    const a = await connect(urlA, 'legacy');
+    const b = await connect(urlB, 'modern');
+    try {
+      assert.deepEqual((await a.listTools()).tools.map((t) => t.name), ['count', 'never', 'shared_echo', 'slow']);
+      assert.deepEqual((await b.listTools()).tools.map((t) => t.name), ['only_b', 'shared_echo']);
+      assert.equal(textOf(await a.callTool({ name: 'shared_echo', arguments: { text: 'x' } })), 'a:x');
+      assert.equal(textOf(await b.callTool({ name: 'shared_echo', arguments: { text: 'y' } })), 'b:y');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('answers a flow that never responds with an isError result naming the tool and its limit', async () => {
+    const client = await connect(urlA, 'modern');
+    try {
+      const result = await client.callTool({ name: 'never', arguments: {} });
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /Tool "never" did not answer within 1 s/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('does not run the flow when arguments are invalid', async () => {
+    const client = await connect(urlA, 'legacy');
+    try {
+      const before = Number(textOf(await client.callTool({ name: 'count', arguments: {} })));
+      const rejected = await client.callTool({ name: 'slow', arguments: { delayMs: 'soon' } });
+      assert.equal(rejected.isError, true);
+      assert.match(textOf(rejected), /delayMs: must be integer/);
+      const afterCount = Number(textOf(await client.callTool({ name: 'count', arguments: {} })));
+      assert.equal(afterCount, before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs 32 calls at once and refuses the rest with JSON-RPC -32000', async () => {
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      postJsonRpc(urlA, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'slow', arguments: { delayMs: 1500 } } }),
+    );
+    const responses = (await Promise.all(calls)).map((response) => response.json());
+    const answered = responses.filter((body) => body.result && !body.result.isError);
+    const busy = responses.filter((body) => body.error?.code === -32000);
+    assert.equal(answered.length, 32);
+    assert.equal(busy.length, 8);
+    assert.match(busy[0].error.message, /32 tool calls are already running/);
+    for (const body of answered) assert.equal(body.result.content[0].text, 'slow done');
+    // Every slot was released: a new call goes straight through.
+    const next = await postJsonRpc(urlA, { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'slow', arguments: { delayMs: 0 } } });
+    assert.equal(next.json().result.content[0].text, 'slow done');
+  });
+
+  it('fails a pending call clearly when its endpoint is redeployed with Modified Nodes, then serves again', async () => {
+    const client = await connect(urlA, 'modern');
+    try {
+      const pending = client.callTool({ name: 'slow', arguments: { delayMs: 30_000 } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const flows = await nodeRed.getFlows();
+      const changed = flows.map((node) => (node.id === 'fs-a' ? { ...node, serverName: 'lifecycle-renamed' } : node));
+      await nodeRed.deploy(changed, 'nodes');
+      const result = await pending;
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /Tool "slow" was not answered: the endpoint was redeployed/);
+    } finally {
+      await client.close();
+    }
+    await waitForEndpoint(urlA);
+    const after = await connect(urlA, 'modern');
+    try {
+      assert.equal(after.getServerVersion()?.name, 'lifecycle-renamed');
+      assert.equal(textOf(await after.callTool({ name: 'slow', arguments: { delayMs: 0 } })), 'slow done');
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('drops and logs a response for an unknown execution', async () => {
+    const since = nodeRed.output().length;
+    const flows = await nodeRed.getFlows();
+    const inject = {
+      id: 'stray',
+      type: 'inject',
+      z: 'tab-tests',
+      name: 'stray answer',
+      props: [{ p: 'payload' }, { p: 'topic', vt: 'str' }],
+      topic: 'mcp-tool-response',
+      payload: '{"executionId":"not-a-real-execution","result":"late"}',
+      payloadType: 'json',
+      once: true,
+      onceDelay: 0.1,
+      repeat: '',
+      crontab: '',
+      x: 100,
+      y: 300,
+      wires: [['fs-b']],
+    };
+    await nodeRed.deploy([...flows, inject], 'nodes');
+    await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution not-a-real-execution/, since);
+    // The endpoint it was sent to keeps serving.
+    const client = await connect(urlB, 'legacy');
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'only_b', arguments: {} })), 'b:');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe(`endpoint start-up failures on ${nodeRedPackage}`, () => {
+  let nodeRed: NodeRedProcess;
+  let blocker: Server;
+  let busyPort: number;
+  let port: number;
+
+  before(async () => {
+    busyPort = await freePort();
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(busyPort, '127.0.0.1', resolve));
+    port = await freePort();
+    nodeRed = await startNodeRed([
+      tab(),
+      runtime('rt', port),
+      runtime('rt-busy', busyPort),
+      runtime('rt-open', await freePort(), '0.0.0.0'),
+      flowServer('fs-first', { runtime: 'rt', path: '/same', serverName: 'first' }),
+      flowServer('fs-second', { runtime: 'rt', path: '/same', serverName: 'second' }),
+      flowServer('fs-busy', { runtime: 'rt-busy', path: '/mcp' }),
+      flowServer('fs-open', { runtime: 'rt-open', path: '/mcp' }),
+      flowServer('fs-oauth', { runtime: 'rt', path: '/signed', access: 'oauth' }),
+      tool('t-dup-1', { name: 'dup', endpoint: '/same' }),
+      tool('t-dup-2', { name: 'dup', endpoint: '*' }),
+    ]);
+  });
+  after(async () => {
+    await nodeRed?.stop();
+    await new Promise((resolve) => blocker.close(resolve));
+  });
+
+  it('refuses a second endpoint on the same port and path, and keeps serving the first', async () => {
+    await nodeRed.waitForOutput(/path \/same is already served on port \d+/);
+    await waitForEndpoint(`http://127.0.0.1:${port}/same`);
+    const client = await connect(`http://127.0.0.1:${port}/same`, 'legacy');
+    try {
+      assert.match(client.getServerVersion()?.name ?? '', /^(first|second)$/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reports a port already in use in the log instead of crashing', async () => {
+    await nodeRed.waitForOutput(`port ${busyPort} is already in use`);
+  });
+
+  it('refuses Local access on a non-loopback bind address', async () => {
+    await nodeRed.waitForOutput(/Local access \(no sign-in\) needs the runtime to bind a loopback address, not 0\.0\.0\.0/);
+  });
+
+  it('refuses an access mode it cannot enforce', async () => {
+    await nodeRed.waitForOutput(/Access mode oauth is not available/);
+    const response = await postJsonRpc(`http://127.0.0.1:${port}/signed`, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    assert.equal(response.status, 404);
+  });
+
+  it('refuses a duplicate tool name on overlapping endpoints', async () => {
+    await nodeRed.waitForOutput(/Tool dup is already declared for/);
+  });
+});
