@@ -40,7 +40,14 @@ export interface McpEndpointOptions {
 
 /** JSON-RPC code MCP servers use for "server busy"; the transport reserves -32000..-32099. */
 export const SERVER_BUSY = -32000;
-const CALLER_KEY = 'flowmcp.caller';
+/** Per-request facts the SDK carries through untouched from `handle` to the tool handler. */
+const EXCHANGE_KEY = 'flowmcp.exchange';
+
+interface Exchange {
+  readonly caller: CallerIdentity;
+  /** Aborts when the client's connection closes before it has its answer. */
+  readonly disconnected: AbortSignal;
+}
 
 /**
  * One MCP endpoint: the access check, the official SDK's Streamable HTTP handling (both protocol
@@ -90,9 +97,16 @@ export class McpEndpoint {
       decision.reject(res);
       return;
     }
-    const authInfo = authInfoFor(decision.caller);
+    // The SDK's own cancellation does not fire for a stateless client that simply hangs up, so the
+    // connection itself tells the broker to release the call.
+    const disconnect = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) disconnect.abort();
+    });
+    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal };
+    const authInfo: AuthInfo = { token: '', clientId: decision.caller.client ?? 'local', scopes: [], extra: { [EXCHANGE_KEY]: exchange } };
     const nodeHandler = toNodeHandler(
-      { fetch: (request: Request) => this.mcp.fetch(request, authInfo ? { authInfo } : undefined) },
+      { fetch: (request: Request) => this.mcp.fetch(request, { authInfo }) },
       { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes },
     );
     await nodeHandler(req, res);
@@ -139,9 +153,9 @@ export class McpEndpoint {
     const problems = tool.checkArguments(args);
     if (problems.length > 0) return invalidArgumentsResult(name, problems);
 
-    const caller = (handlerCtx.http?.authInfo?.extra?.[CALLER_KEY] as CallerIdentity | undefined) ?? {};
+    const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
     const context: ExecutionContext = {
-      ...caller,
+      ...exchange?.caller,
       endpoint: this.path,
       tool: name,
       protocolVersion: protocolVersionOf(handlerCtx, requestCtx),
@@ -153,7 +167,7 @@ export class McpEndpoint {
         toolName: name,
         arguments: args,
         timeoutMs: tool.timeoutMs,
-        signal: handlerCtx.mcpReq.signal,
+        signal: exchange ? AbortSignal.any([handlerCtx.mcpReq.signal, exchange.disconnected]) : handlerCtx.mcpReq.signal,
         context,
       });
     } catch (error) {
@@ -164,9 +178,4 @@ export class McpEndpoint {
     }
     return server.projectCallToolResult(resultFromOutcome(tool, outcome), tool.outputSchema);
   }
-}
-
-function authInfoFor(caller: CallerIdentity): AuthInfo | undefined {
-  if (caller.subject === undefined) return undefined;
-  return { token: '', clientId: caller.client ?? 'unknown', scopes: [], extra: { [CALLER_KEY]: caller } };
 }

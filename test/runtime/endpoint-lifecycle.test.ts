@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, router, runtime, tab, tool } from '../support/flows.js';
-import { connect, postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { connect, JSON_HEADERS, postJsonRpc, rawRequest, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -29,6 +29,9 @@ function lifecycleFlows(port: number, serverName = 'lifecycle'): FlowNode[] {
     router('route-b', { shared_echo: 'echo-b', only_b: 'echo-b' }),
     answer('echo-b', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'b:' + (msg.payload.arguments.text || '') };\nreturn msg;`, 'fs-b'),
     tool('t-only-b', { name: 'only_b', endpoint: '/b' }),
+    flowServer('fs-c', { runtime: 'rt', path: '/c', maxConcurrent: 1, wires: ['slow-c-fn'] }),
+    answer('slow-c-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'c done' } }), msg.payload.arguments.delayMs);\nreturn null;`, 'fs-c'),
+    tool('t-slow-c', { name: 'slow_c', endpoint: '/c', input: { type: 'object', properties: { delayMs: { type: 'integer' } }, required: ['delayMs'] } }),
   ];
 }
 
@@ -129,6 +132,22 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
     } finally {
       await after.close();
     }
+  });
+
+  it('releases a pending call when its client disconnects, and drops the flow\'s late answer', async () => {
+    const urlC = `http://127.0.0.1:${port}/c`;
+    await waitForEndpoint(urlC);
+    const since = nodeRed.output().length;
+    // /c runs one call at a time, so a call that kept its slot would make the next one -32000.
+    const abandoned = rawRequest(urlC, {
+      headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_c', arguments: { delayMs: 1500 } } }),
+      abortAfterMs: 300,
+    });
+    await assert.rejects(abandoned);
+    const next = await postJsonRpc(urlC, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow_c', arguments: { delayMs: 0 } } });
+    assert.equal(next.json().result?.content[0].text, 'c done');
+    await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
   });
 
   it('drops and logs a response for an unknown execution', async () => {

@@ -21,7 +21,10 @@ export interface RawResponse {
  * A raw HTTP exchange with full control of headers (fetch cannot set Host), for the protocol edges
  * the official client never produces.
  */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; abortAfterMs?: number } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'POST', headers: options.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
@@ -32,6 +35,8 @@ export function rawRequest(url: string, options: { method?: string; headers?: Re
       });
     });
     req.on('error', reject);
+    // Simulates a client that gives up: the socket closes with the call still pending.
+    if (options.abortAfterMs !== undefined) setTimeout(() => req.destroy(new Error('client gave up')), options.abortAfterMs);
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });
