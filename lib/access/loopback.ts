@@ -1,16 +1,17 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
-/** True for addresses that only this machine can reach: 127/8, ::1, IPv4-mapped 127/8, localhost. */
+// BlockList compares addresses by value, so every spelling of ::1 and IPv4-mapped 127/8
+// (::ffff:127.0.0.1, ::ffff:7f00:1, 0:0::1, ...) matches, not just the canonical text.
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** True for addresses that only this machine can reach: 127/8, ::1 in any spelling, localhost. */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const lower = bare.toLowerCase();
   if (lower === 'localhost' || lower.endsWith('.localhost')) return true;
   const version = isIP(lower);
-  if (version === 4) return lower.startsWith('127.');
-  if (version === 6) {
-    if (lower === '::1' || lower === '0:0:0:0:0:0:0:1') return true;
-    const mapped = /^(?:0:0:0:0:0|:):ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    return mapped !== null && mapped[1]!.startsWith('127.');
-  }
-  return false;
+  if (version === 0) return false;
+  return LOOPBACK.check(lower, version === 4 ? 'ipv4' : 'ipv6');
 }

@@ -71,8 +71,8 @@ export class McpEndpoint {
     });
     this.mcp = createMcpHandler((ctx) => this.createServer(ctx), {
       maxRequestBodySize: DEFAULTS.maxRequestBodyBytes,
-      // Tool calls end with one result; streaming would only add SSE framing to every answer.
-      responseMode: 'json',
+      // A single JSON body unless a handler streams first; ours answer once, so every reply is JSON.
+      responseMode: 'auto',
       onerror: (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`),
     });
   }

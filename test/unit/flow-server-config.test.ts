@@ -1,0 +1,65 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { McpPaletteError } from '../../lib/core/errors.js';
+import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
+
+const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32 };
+
+function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
+  let caught: unknown;
+  assert.throws(
+    () => parseFlowServerConfig(config),
+    (error: unknown) => {
+      caught = error;
+      return error instanceof McpPaletteError && error.code === code;
+    },
+    `${JSON.stringify(config)} should fail with ${code}`,
+  );
+  return caught as McpPaletteError;
+}
+
+describe('parseFlowServerConfig', () => {
+  it('defaults to node-red-mcp on /mcp, local access, 32 concurrent calls', () => {
+    assert.deepEqual(parseFlowServerConfig({}), DEFAULTS);
+  });
+
+  it('uses the defaults for blank or null fields', () => {
+    assert.deepEqual(parseFlowServerConfig({ serverName: '', path: '', access: '', maxConcurrent: '' }), DEFAULTS);
+    assert.deepEqual(parseFlowServerConfig({ serverName: null, path: null, access: null, maxConcurrent: null }), DEFAULTS);
+  });
+
+  it('keeps valid values', () => {
+    assert.deepEqual(parseFlowServerConfig({ serverName: 'Home Tools', path: '/tools/home', access: 'oauth', maxConcurrent: 5 }), {
+      serverName: 'Home Tools',
+      path: '/tools/home',
+      access: 'oauth',
+      maxConcurrent: 5,
+    });
+  });
+
+  it('accepts maxConcurrent as a numeric string', () => {
+    assert.equal(parseFlowServerConfig({ maxConcurrent: '64' }).maxConcurrent, 64);
+    assert.equal(parseFlowServerConfig({ maxConcurrent: '10000' }).maxConcurrent, 10_000);
+  });
+
+  it('refuses bad server names with invalid_name', () => {
+    for (const serverName of ['-leading-dash', 'x'.repeat(65), 'semi;colon', 5]) assertCode({ serverName }, 'invalid_name');
+  });
+
+  it('refuses relative or reserved paths with invalid_path', () => {
+    for (const path of ['mcp', '/oauth/x', '/.well-known/mcp', '/a//b']) assertCode({ path }, 'invalid_path');
+  });
+
+  it('refuses unknown access modes with access_unsupported, carrying the mode', () => {
+    const error = assertCode({ access: 'basic' }, 'access_unsupported');
+    assert.equal(error.params.access, 'basic');
+  });
+
+  it('refuses maxConcurrent outside 1..10000 or not whole with invalid_max_concurrent', () => {
+    for (const maxConcurrent of ['0', 0, '10001', 'abc', 1.5, '-3']) assertCode({ maxConcurrent }, 'invalid_max_concurrent');
+  });
+
+  it('returns a frozen result', () => {
+    assert.ok(Object.isFrozen(parseFlowServerConfig({})));
+  });
+});

@@ -1,0 +1,214 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { McpPaletteError } from '../../lib/core/errors.js';
+import { ListenerRegistry, type RouteHandler } from '../../lib/http/listener-registry.js';
+
+const HOST = '127.0.0.1';
+
+function listen(server: NetServer, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: NetServer): Promise<void> {
+  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+}
+
+/** Port 0 would give every mount its own port, so sharing needs a concrete free port. */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await listen(server, 0);
+  const { port } = server.address() as AddressInfo;
+  await close(server);
+  return port;
+}
+
+/** True when a fresh server can take the port, i.e. the registry let it go. */
+async function portIsFree(port: number): Promise<boolean> {
+  const probe = createNetServer();
+  try {
+    await listen(probe, port);
+  } catch {
+    return false;
+  }
+  await close(probe);
+  return true;
+}
+
+function answer(body: string): RouteHandler {
+  return (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(body);
+  };
+}
+
+async function get(port: number, path: string): Promise<{ status: number; body: string; type: string | null }> {
+  const response = await fetch(`http://${HOST}:${port}${path}`);
+  return { status: response.status, body: await response.text(), type: response.headers.get('content-type') };
+}
+
+function hasCode(code: string) {
+  return (error: unknown) => error instanceof McpPaletteError && error.code === code;
+}
+
+describe('ListenerRegistry', () => {
+  it('serves two paths on one port, each with its own handler', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const a = await registry.mount({ port, host: HOST }, '/a', answer('from a'));
+    const b = await registry.mount({ port, host: HOST }, '/b', answer('from b'));
+    try {
+      assert.equal(registry.boundPort(port), port);
+      assert.deepEqual(await get(port, '/a'), { status: 200, body: 'from a', type: 'text/plain' });
+      assert.deepEqual(await get(port, '/b'), { status: 200, body: 'from b', type: 'text/plain' });
+      assert.equal((await get(port, '/a?session=1')).body, 'from a', 'the query string is not part of the path');
+    } finally {
+      await a.unmount();
+      await b.unmount();
+    }
+  });
+
+  it('answers 404 JSON for a path nobody mounted', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const route = await registry.mount({ port, host: HOST }, '/mcp', answer('ok'));
+    try {
+      const response = await get(port, '/other');
+      assert.equal(response.status, 404);
+      assert.equal(response.type, 'application/json');
+      assert.deepEqual(JSON.parse(response.body), { error: 'not_found' });
+    } finally {
+      await route.unmount();
+    }
+  });
+
+  it('answers 500 JSON without details when a handler throws', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const route = await registry.mount({ port, host: HOST }, '/boom', () => {
+      throw new Error('secret internals');
+    });
+    try {
+      const response = await get(port, '/boom');
+      assert.equal(response.status, 500);
+      assert.deepEqual(JSON.parse(response.body), { error: 'internal_error' });
+    } finally {
+      await route.unmount();
+    }
+  });
+
+  it('refuses a second owner of the same path with path_conflict and keeps the first', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const first = await registry.mount({ port, host: HOST }, '/mcp', answer('first'));
+    try {
+      await assert.rejects(registry.mount({ port, host: HOST }, '/mcp', answer('second')), hasCode('path_conflict'));
+      assert.equal((await get(port, '/mcp')).body, 'first');
+    } finally {
+      await first.unmount();
+    }
+  });
+
+  it('refuses the same port on a different host with bind_mismatch', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const route = await registry.mount({ port, host: '127.0.0.1' }, '/a', answer('a'));
+    try {
+      await assert.rejects(registry.mount({ port, host: 'localhost' }, '/b', answer('b')), (error: unknown) => {
+        return hasCode('bind_mismatch')(error) && (error as McpPaletteError).params.existing === '127.0.0.1';
+      });
+    } finally {
+      await route.unmount();
+    }
+  });
+
+  it('reports port_in_use when another server holds the port, and mounts once it is gone', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const blocker = createNetServer();
+    await listen(blocker, port);
+    try {
+      await assert.rejects(registry.mount({ port, host: HOST }, '/mcp', answer('x')), (error: unknown) => {
+        return hasCode('port_in_use')(error) && (error as McpPaletteError).params.port === port;
+      });
+      assert.equal(registry.boundPort(port), undefined, 'the failed listener is forgotten');
+    } finally {
+      await close(blocker);
+    }
+    const route = await registry.mount({ port, host: HOST }, '/mcp', answer('after'));
+    try {
+      assert.equal((await get(port, '/mcp')).body, 'after');
+    } finally {
+      await route.unmount();
+    }
+  });
+
+  it('keeps serving the other routes after one unmounts, and frees the port after the last', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const a = await registry.mount({ port, host: HOST }, '/a', answer('a'));
+    const b = await registry.mount({ port, host: HOST }, '/b', answer('b'));
+
+    await a.unmount();
+    assert.equal((await get(port, '/a')).status, 404);
+    assert.equal((await get(port, '/b')).body, 'b');
+    assert.equal(await portIsFree(port), false, 'the port is still held while /b is mounted');
+
+    await b.unmount();
+    assert.equal(registry.boundPort(port), undefined);
+    assert.equal(await portIsFree(port), true);
+  });
+
+  it('makes unmount idempotent, and a stale unmount does not remove a newer route on the same path', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const old = await registry.mount({ port, host: HOST }, '/mcp', answer('old'));
+    await old.unmount();
+    await old.unmount();
+
+    const current = await registry.mount({ port, host: HOST }, '/mcp', answer('new'));
+    try {
+      await old.unmount();
+      assert.equal((await get(port, '/mcp')).body, 'new');
+    } finally {
+      await current.unmount();
+    }
+    assert.equal(await portIsFree(port), true);
+  });
+
+  it('remounts right after an unmount that has not finished closing', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const first = await registry.mount({ port, host: HOST }, '/mcp', answer('first'));
+    assert.equal((await get(port, '/mcp')).body, 'first');
+
+    const closing = first.unmount();
+    const second = await registry.mount({ port, host: HOST }, '/mcp', answer('second'));
+    try {
+      await closing;
+      assert.equal((await get(port, '/mcp')).body, 'second');
+    } finally {
+      await second.unmount();
+    }
+  });
+
+  it('remounts after an awaited unmount', async () => {
+    const registry = new ListenerRegistry();
+    const port = await freePort();
+    const first = await registry.mount({ port, host: HOST }, '/mcp', answer('first'));
+    await first.unmount();
+    const second = await registry.mount({ port, host: HOST }, '/mcp', answer('second'));
+    try {
+      assert.equal((await get(port, '/mcp')).body, 'second');
+    } finally {
+      await second.unmount();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createLocalAccess } from '../../lib/access/local-access.js';
+import type { AccessDecision } from '../../lib/access/access-policy.js';
+
+function request(headers: { host?: string; origin?: string }): IncomingMessage {
+  return { headers } as unknown as IncomingMessage;
+}
+
+/** Just enough of a ServerResponse to see what a refusal writes. */
+function recordingResponse() {
+  const written: { status?: number; headers?: Record<string, unknown>; body?: string } = {};
+  const res = {
+    writeHead(status: number, headers: Record<string, unknown>) {
+      written.status = status;
+      written.headers = headers;
+      return this;
+    },
+    end(body?: string) {
+      written.body = body;
+      return this;
+    },
+  } as unknown as ServerResponse;
+  return { res, written };
+}
+
+async function check(headers: { host?: string; origin?: string }, extra: string[] = []): Promise<AccessDecision> {
+  return createLocalAccess(extra).check(request(headers));
+}
+
+async function assertAllowed(headers: { host?: string; origin?: string }, extra: string[] = []): Promise<void> {
+  const decision = await check(headers, extra);
+  assert.equal(decision.allowed, true, `expected ${JSON.stringify(headers)} to be allowed`);
+}
+
+async function assertRefused(headers: { host?: string; origin?: string }, extra: string[] = []): Promise<void> {
+  const decision = await check(headers, extra);
+  assert.equal(decision.allowed, false, `expected ${JSON.stringify(headers)} to be refused`);
+}
+
+describe('createLocalAccess', () => {
+  it('is the local mode and lets an allowed caller in anonymously', async () => {
+    const policy = createLocalAccess();
+    assert.equal(policy.mode, 'local');
+    const decision = await policy.check(request({ host: 'localhost:1881' }));
+    assert.ok(decision.allowed);
+    assert.deepEqual(decision.caller, {});
+  });
+
+  for (const host of ['localhost:1881', '127.0.0.1:1881', '[::1]:1881', 'localhost', 'LOCALHOST:1881']) {
+    it(`allows Host ${host}`, async () => {
+      await assertAllowed({ host });
+    });
+  }
+
+  for (const host of ['evil.com', 'evil.com:1881', 'localhost.evil.com:1881', '10.0.0.1:1881']) {
+    it(`refuses Host ${host}`, async () => {
+      await assertRefused({ host });
+    });
+  }
+
+  it('refuses a request without Host', async () => {
+    await assertRefused({});
+  });
+
+  for (const origin of ['http://localhost:3000', 'http://127.0.0.1:1881', 'http://[::1]:1881', 'https://localhost']) {
+    it(`allows Origin ${origin}`, async () => {
+      await assertAllowed({ host: 'localhost:1881', origin });
+    });
+  }
+
+  for (const origin of ['http://evil.com', 'null', 'http://localhost.evil.com', 'not a url']) {
+    it(`refuses Origin ${origin}`, async () => {
+      await assertRefused({ host: 'localhost:1881', origin });
+    });
+  }
+
+  it('allows extra hostnames for Host and Origin, and only when given', async () => {
+    await assertRefused({ host: 'mcp.test:1881' });
+    await assertAllowed({ host: 'mcp.test:1881' }, ['mcp.test']);
+    await assertAllowed({ host: 'mcp.test:1881', origin: 'https://mcp.test' }, ['mcp.test']);
+    await assertRefused({ host: 'other.test:1881' }, ['mcp.test']);
+  });
+
+  it('allows an extra IPv6 hostname given without brackets', async () => {
+    await assertRefused({ host: '[::2]:1881' });
+    await assertAllowed({ host: '[::2]:1881', origin: 'http://[::2]:1881' }, ['::2']);
+  });
+
+  it('rejects a bad Host with 403 and a JSON-RPC error', async () => {
+    const decision = await check({ host: 'evil.com' });
+    assert.ok(!decision.allowed);
+    const { res, written } = recordingResponse();
+    decision.reject(res);
+    assert.equal(written.status, 403);
+    assert.equal(written.headers?.['content-type'], 'application/json');
+    const body = JSON.parse(written.body ?? '');
+    assert.deepEqual(body, { jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host header is not a local address' }, id: null });
+  });
+
+  it('rejects a bad Origin with 403 and a JSON-RPC error about the Origin', async () => {
+    const decision = await check({ host: 'localhost:1881', origin: 'http://evil.com' });
+    assert.ok(!decision.allowed);
+    const { res, written } = recordingResponse();
+    decision.reject(res);
+    assert.equal(written.status, 403);
+    const body = JSON.parse(written.body ?? '');
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, -32000);
+    assert.match(body.error.message, /Origin/);
+  });
+});

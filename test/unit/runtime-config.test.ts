@@ -1,0 +1,73 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { McpPaletteError } from '../../lib/core/errors.js';
+import { endpointUrl, parseRuntimeConfig } from '../../lib/config/runtime-config.js';
+
+function assertCode(config: Record<string, unknown>, code: string): void {
+  assert.throws(
+    () => parseRuntimeConfig(config),
+    (error: unknown) => error instanceof McpPaletteError && error.code === code,
+    `${JSON.stringify(config)} should fail with ${code}`,
+  );
+}
+
+describe('parseRuntimeConfig', () => {
+  it('defaults to 127.0.0.1:1881 without a base URL', () => {
+    assert.deepEqual(parseRuntimeConfig({}), { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+  });
+
+  it('uses the defaults for blank or null fields, as an untouched editor saves them', () => {
+    assert.deepEqual(parseRuntimeConfig({ port: '', host: '', baseUrl: '' }), { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+    assert.deepEqual(parseRuntimeConfig({ port: null, host: null, baseUrl: null }), { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+  });
+
+  it('accepts ports as numbers or numeric strings', () => {
+    assert.equal(parseRuntimeConfig({ port: '8080' }).port, 8080);
+    assert.equal(parseRuntimeConfig({ port: ' 90 ' }).port, 90);
+    assert.equal(parseRuntimeConfig({ port: 65535 }).port, 65535);
+  });
+
+  it('refuses ports outside 1..65535 or not whole numbers with invalid_port', () => {
+    for (const port of ['0', 0, 65536, 'abc', 1.5, '-1', '80a']) assertCode({ port }, 'invalid_port');
+  });
+
+  it('accepts IP addresses and host names, trimmed', () => {
+    assert.equal(parseRuntimeConfig({ host: '::1' }).host, '::1');
+    assert.equal(parseRuntimeConfig({ host: ' localhost ' }).host, 'localhost');
+    assert.equal(parseRuntimeConfig({ host: 'my-host.local' }).host, 'my-host.local');
+  });
+
+  it('refuses malformed hosts with invalid_host', () => {
+    for (const host of ['bad host', 'http://localhost', '-bad.example', 5]) assertCode({ host }, 'invalid_host');
+  });
+
+  it('strips trailing slashes from the base URL', () => {
+    assert.equal(parseRuntimeConfig({ baseUrl: 'https://mcp.example.com/' }).baseUrl, 'https://mcp.example.com');
+    assert.equal(parseRuntimeConfig({ baseUrl: 'https://mcp.example.com/prefix//' }).baseUrl, 'https://mcp.example.com/prefix');
+  });
+
+  it('refuses base URLs that are not plain http(s) origins with invalid_base_url', () => {
+    for (const baseUrl of ['ftp://example.com', 'not a url', 'https://example.com/?q=1', 'https://example.com/#x', 'https://u:p@example.com']) {
+      assertCode({ baseUrl }, 'invalid_base_url');
+    }
+  });
+
+  it('returns a frozen result', () => {
+    assert.ok(Object.isFrozen(parseRuntimeConfig({})));
+  });
+});
+
+describe('endpointUrl', () => {
+  it('builds the URL from host and port when there is no base URL', () => {
+    assert.equal(endpointUrl(parseRuntimeConfig({ port: '1881' }), '/mcp'), 'http://127.0.0.1:1881/mcp');
+  });
+
+  it('brackets an IPv6 host', () => {
+    assert.equal(endpointUrl(parseRuntimeConfig({ host: '::1', port: 9000 }), '/mcp'), 'http://[::1]:9000/mcp');
+  });
+
+  it('uses the base URL, including its path prefix, when set', () => {
+    const runtime = parseRuntimeConfig({ host: '::1', baseUrl: 'https://tools.example.com/red/' });
+    assert.equal(endpointUrl(runtime, '/mcp'), 'https://tools.example.com/red/mcp');
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
+import { invalidArgumentsResult, normalizeResult, resultFromOutcome, toolError } from '../../lib/mcp/tool-result.js';
+
+const plainTool = parseToolConfig({ toolName: 'weather', endpoint: '/mcp', inputSchema: '{"type":"object"}', timeout: '60' });
+const structuredTool = parseToolConfig({
+  toolName: 'forecast',
+  endpoint: '/mcp',
+  inputSchema: '{"type":"object"}',
+  outputSchema: '{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}',
+});
+
+function text(result: CallToolResult): string {
+  const first = result.content[0];
+  assert.ok(first && first.type === 'text', 'first content item is text');
+  return first.text;
+}
+
+describe('normalizeResult', () => {
+  it('turns a string into text content', () => {
+    assert.deepEqual(normalizeResult(plainTool, 'sunny'), { content: [{ type: 'text', text: 'sunny' }] });
+  });
+
+  it('turns a plain object into JSON text without structuredContent when there is no output schema', () => {
+    assert.deepEqual(normalizeResult(plainTool, { temp: 21 }), { content: [{ type: 'text', text: '{"temp":21}' }] });
+  });
+
+  it('adds structuredContent for a plain object when the tool has an output schema', () => {
+    assert.deepEqual(normalizeResult(structuredTool, { temp: 21 }), {
+      content: [{ type: 'text', text: '{"temp":21}' }],
+      structuredContent: { temp: 21 },
+    });
+  });
+
+  it('never makes an array structuredContent', () => {
+    assert.deepEqual(normalizeResult(structuredTool, [1, 2]), { content: [{ type: 'text', text: '[1,2]' }] });
+  });
+
+  it('turns numbers and booleans into JSON text', () => {
+    assert.deepEqual(normalizeResult(plainTool, 5), { content: [{ type: 'text', text: '5' }] });
+    assert.deepEqual(normalizeResult(plainTool, false), { content: [{ type: 'text', text: 'false' }] });
+  });
+
+  it('passes a full CallToolResult through unchanged', () => {
+    const full: CallToolResult = { content: [{ type: 'text', text: 'hi' }], structuredContent: { temp: 1 } };
+    assert.equal(normalizeResult(structuredTool, full), full);
+  });
+
+  it('treats an object whose content field is not valid MCP content as data', () => {
+    for (const data of [{ content: 'x' }, { content: [{ type: 'bogus' }] }, { content: [{ type: 'text' }] }]) {
+      assert.deepEqual(normalizeResult(plainTool, data), { content: [{ type: 'text', text: JSON.stringify(data) }] });
+    }
+  });
+
+  it('turns null and undefined into empty content', () => {
+    assert.deepEqual(normalizeResult(plainTool, null), { content: [] });
+    assert.deepEqual(normalizeResult(plainTool, undefined), { content: [] });
+  });
+});
+
+describe('resultFromOutcome', () => {
+  it('returns the normalized answer when the flow answered without error', () => {
+    assert.deepEqual(resultFromOutcome(plainTool, { kind: 'answered', result: 'sunny' }), {
+      content: [{ type: 'text', text: 'sunny' }],
+    });
+  });
+
+  it('treats error null or false as no error', () => {
+    assert.equal(resultFromOutcome(plainTool, { kind: 'answered', result: 'ok', error: null }).isError, undefined);
+    assert.equal(resultFromOutcome(plainTool, { kind: 'answered', result: 'ok', error: false }).isError, undefined);
+  });
+
+  it('reports a string error as a tool error naming the tool', () => {
+    const result = resultFromOutcome(plainTool, { kind: 'answered', error: 'API down' });
+    assert.equal(result.isError, true);
+    assert.equal(text(result), 'Tool "weather" failed: API down');
+  });
+
+  it('reports an error object by its message', () => {
+    for (const error of [{ message: 'quota exceeded' }, new Error('quota exceeded')]) {
+      const result = resultFromOutcome(plainTool, { kind: 'answered', error });
+      assert.equal(result.isError, true);
+      assert.equal(text(result), 'Tool "weather" failed: quota exceeded');
+    }
+  });
+
+  it('reports an error without a message as JSON', () => {
+    assert.equal(text(resultFromOutcome(plainTool, { kind: 'answered', error: { code: 7 } })), 'Tool "weather" failed: {"code":7}');
+  });
+
+  it('reports a timeout naming the tool and the limit in seconds', () => {
+    const result = resultFromOutcome(plainTool, { kind: 'timeout', timeoutMs: 60_000 });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /"weather"/);
+    assert.match(text(result), /60 s/);
+    assert.match(text(resultFromOutcome(plainTool, { kind: 'timeout', timeoutMs: 1_500 })), /1\.5 s/);
+  });
+
+  it('reports a stopped call with the reason', () => {
+    const result = resultFromOutcome(plainTool, { kind: 'stopped', reason: 'the endpoint was redeployed' });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /"weather"/);
+    assert.match(text(result), /the endpoint was redeployed/);
+  });
+
+  it('reports a cancelled call as an error', () => {
+    const result = resultFromOutcome(plainTool, { kind: 'cancelled' });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /"weather" was cancelled/);
+  });
+
+  it('refuses an answer without structuredContent when the tool has an output schema', () => {
+    for (const answer of ['sunny', [1], { content: [{ type: 'text', text: 'no structure' }] }]) {
+      const result = resultFromOutcome(structuredTool, { kind: 'answered', result: answer });
+      assert.equal(result.isError, true, JSON.stringify(answer));
+      assert.match(text(result), /"forecast" declares an output schema but its flow returned no structured content/);
+    }
+  });
+
+  it('refuses structuredContent that does not match the output schema, naming the pointer', () => {
+    const result = resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 'warm' } });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /does not match its output schema: \/temp: must be number/);
+  });
+
+  it('checks structuredContent of a full result too', () => {
+    const full: CallToolResult = { content: [{ type: 'text', text: 'x' }], structuredContent: {} };
+    assert.match(text(resultFromOutcome(structuredTool, { kind: 'answered', result: full })), /\/temp: is required/);
+  });
+
+  it('passes valid structured content', () => {
+    assert.deepEqual(resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 21 } }), {
+      content: [{ type: 'text', text: '{"temp":21}' }],
+      structuredContent: { temp: 21 },
+    });
+  });
+
+  it('passes a full result that is itself an error without checking the output schema', () => {
+    const failed: CallToolResult = { content: [{ type: 'text', text: 'nope' }], isError: true };
+    assert.equal(resultFromOutcome(structuredTool, { kind: 'answered', result: failed }), failed);
+  });
+});
+
+describe('invalidArgumentsResult', () => {
+  it('names each argument with its problem', () => {
+    const result = invalidArgumentsResult('weather', [
+      { pointer: '/city', message: 'is required' },
+      { pointer: '/days', message: 'must be integer' },
+    ]);
+    assert.equal(result.isError, true);
+    assert.equal(text(result), 'Invalid arguments for tool "weather":\n- city: is required\n- days: must be integer');
+  });
+
+  it('writes nested pointers as dotted paths, unescaping ~1 and ~0, and the root as (arguments)', () => {
+    const result = invalidArgumentsResult('weather', [
+      { pointer: '/items/0/id', message: 'is required' },
+      { pointer: '/a~1b/c~0d', message: 'x' },
+      { pointer: '/', message: 'must be object' },
+    ]);
+    assert.match(text(result), /- items\.0\.id: is required/);
+    assert.match(text(result), /- a\/b\.c~d: x/);
+    assert.match(text(result), /- \(arguments\): must be object/);
+  });
+});
+
+describe('toolError', () => {
+  it('is a text result flagged isError', () => {
+    assert.deepEqual(toolError('bad'), { content: [{ type: 'text', text: 'bad' }], isError: true });
+  });
+});
