@@ -7,10 +7,17 @@ export interface CallerIdentity {
   readonly groups?: readonly string[];
   /** A short, bounded client label (`claude`, `codex`, a host), never a raw user agent. */
   readonly client?: string;
+  /** 12-character hash of the sign-in session (audit correlation); never a token. */
+  readonly session?: string;
 }
 
 export type AccessDecision =
-  | { readonly allowed: true; readonly caller: CallerIdentity }
+  | {
+      readonly allowed: true;
+      readonly caller: CallerIdentity;
+      /** Set when the policy had to read the JSON-RPC body to decide; the SDK must not read it again. */
+      readonly parsedBody?: unknown;
+    }
   | { readonly allowed: false; readonly reject: (res: ServerResponse) => void };
 
 /**

@@ -1,26 +1,54 @@
 import type { FlowServerSettings } from '../config/flow-server-config.js';
 import type { RuntimeSettings } from '../config/runtime-config.js';
 import { McpPaletteError } from '../core/errors.js';
+import type { AuditSink } from '../auth/audit.js';
+import type { AuthConfiguration } from '../auth/auth-configuration.js';
+import type { AuthRegistry } from '../auth/bridge/auth-registry.js';
 import type { AccessPolicy } from './access-policy.js';
 import { createLocalAccess } from './local-access.js';
 import { isLoopbackHost } from './loopback.js';
 
+export interface ResolvedAccess {
+  readonly policy: AccessPolicy;
+  release(): Promise<void>;
+}
+
+export interface AccessDependencies {
+  /** The endpoint's `mcp-auth`, when one is selected and valid. */
+  readonly auth: AuthConfiguration | undefined;
+  readonly authRegistry: AuthRegistry;
+  /** The endpoint node's audit sink (token refusals on this endpoint). */
+  readonly audit: AuditSink;
+}
+
 /**
  * Chooses how callers get into an endpoint, failing closed: an access mode that cannot be enforced
- * stops the endpoint from starting instead of serving it open.
+ * stops the endpoint from starting (with a code naming the missing piece) instead of serving it open.
  */
-export function createAccessPolicy(endpoint: FlowServerSettings, runtime: RuntimeSettings): AccessPolicy {
+export async function resolveAccess(endpoint: FlowServerSettings, runtime: RuntimeSettings, deps: AccessDependencies): Promise<ResolvedAccess> {
   if (endpoint.access === 'local') {
     if (!isLoopbackHost(runtime.host)) {
-      throw new McpPaletteError('local_needs_loopback', `local access needs a loopback bind address, not ${runtime.host}`, {
-        host: runtime.host,
-      });
+      throw new McpPaletteError('local_needs_loopback', `local access needs a loopback bind address, not ${runtime.host}`, { host: runtime.host });
     }
     // A Base URL on a local runtime is the name a local proxy or hosts entry gives it.
     const extra = runtime.baseUrl ? [new URL(runtime.baseUrl).hostname] : [];
-    return createLocalAccess(extra);
+    return { policy: createLocalAccess(extra), release: async () => {} };
   }
-  throw new McpPaletteError('access_unsupported', `access mode ${endpoint.access} is not available yet`, {
-    access: endpoint.access,
-  });
+
+  if (!runtime.baseUrl) throw new McpPaletteError('oauth_needs_base_url', 'OAuth access needs the runtime Base URL');
+  const base = new URL(runtime.baseUrl);
+  if (base.pathname !== '/' && base.pathname !== '') {
+    throw new McpPaletteError('oauth_base_url_path', 'OAuth access needs a Base URL without a path', { baseUrl: base.origin });
+  }
+  if (!deps.auth) throw new McpPaletteError('oauth_needs_auth', 'OAuth access needs an mcp-auth configuration');
+  if (endpoint.groups.length === 0) throw new McpPaletteError('oauth_needs_groups', 'OAuth access needs at least one group');
+
+  const issuer = base.origin;
+  const protection = await deps.authRegistry.protect(deps.auth, { port: runtime.port, host: runtime.host }, issuer, {
+    path: endpoint.path,
+    resource: `${issuer}${endpoint.path}`,
+    groups: endpoint.groups,
+    serverName: endpoint.serverName,
+  }, deps.audit);
+  return { policy: protection.access, release: () => protection.release() };
 }

@@ -11,6 +11,8 @@ export interface FlowServerSettings {
   readonly path: string;
   readonly access: AccessMode;
   readonly maxConcurrent: number;
+  /** Identity-provider groups (Entra: app roles) allowed in with OAuth access. */
+  readonly groups: readonly string[];
 }
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
@@ -25,6 +27,9 @@ const flowServerSchema = z.object({
   maxConcurrent: z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)])
     .default(DEFAULTS.maxConcurrentCalls)
     .pipe(z.number().int().min(1).max(DEFAULTS.maxConcurrentCallsLimit)),
+  // Separated by commas or whitespace, as people paste them from their identity provider.
+  groups: z.string().default('').transform((text) => [...new Set(text.split(/[\s,]+/).filter(Boolean))])
+    .refine((groups) => groups.every((group) => group.length <= 256)),
 });
 
 const FIELD_CODES: Record<string, string> = {
@@ -32,6 +37,7 @@ const FIELD_CODES: Record<string, string> = {
   path: 'invalid_path',
   access: 'access_unsupported',
   maxConcurrent: 'invalid_max_concurrent',
+  groups: 'invalid_groups',
 };
 
 export function parseFlowServerConfig(config: Record<string, unknown>): FlowServerSettings {
@@ -41,6 +47,7 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     path: blankToUndefined(config.path),
     access: blankToUndefined(config.access),
     maxConcurrent: blankToUndefined(config.maxConcurrent),
+    groups: typeof config.groups === 'string' ? config.groups : undefined,
   });
   if (!parsed.success) {
     const field = String(parsed.error.issues[0]?.path[0] ?? 'path');

@@ -16,6 +16,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** A JSON-RPC error outside any request context (`id: null`), as the Streamable HTTP transport does. */
-export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }

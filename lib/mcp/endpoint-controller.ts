@@ -1,11 +1,11 @@
-import { createAccessPolicy } from '../access/create-access-policy.js';
+import { resolveAccess, type AccessDependencies, type ResolvedAccess } from '../access/create-access-policy.js';
 import type { FlowServerSettings } from '../config/flow-server-config.js';
 import { endpointUrl, type RuntimeSettings } from '../config/runtime-config.js';
 import { McpPaletteError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
-import { McpEndpoint, type ExecutionContext } from './mcp-endpoint.js';
+import { McpEndpoint, type CallFinished, type ExecutionContext } from './mcp-endpoint.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 export type EndpointState =
@@ -19,8 +19,10 @@ export interface EndpointControllerOptions {
   readonly runtime: RuntimeSettings;
   readonly listeners: ListenerRegistry;
   readonly tools: ToolRegistry;
+  readonly access: AccessDependencies;
   readonly logger: Logger;
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
+  readonly onCallFinished?: (event: CallFinished) => void;
   readonly onState: (state: EndpointState) => void;
 }
 
@@ -32,6 +34,7 @@ export interface EndpointControllerOptions {
 export class EndpointController {
   private endpoint: McpEndpoint | undefined;
   private route: MountedRoute | undefined;
+  private access: ResolvedAccess | undefined;
   private queue: Promise<void> = Promise.resolve();
   private current: EndpointState = { state: 'stopped' };
   private readonly options: EndpointControllerOptions;
@@ -85,20 +88,22 @@ export class EndpointController {
     const { settings, runtime, logger } = this.options;
     this.report({ state: 'starting' });
     try {
-      const access = createAccessPolicy(settings, runtime);
+      this.access = await resolveAccess(settings, runtime, this.options.access);
       const endpoint = new McpEndpoint({
         serverName: settings.serverName,
         path: settings.path,
-        access,
+        access: this.access.policy,
         maxInFlight: settings.maxConcurrent,
         logger,
         execute: this.options.execute,
+        ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
       });
       endpoint.setCatalog(this.options.tools.catalogFor(settings.path));
       this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle);
       this.endpoint = endpoint;
       this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });
     } catch (error) {
+      await this.releaseAccess();
       const failure = error instanceof McpPaletteError ? error : new McpPaletteError('listen_failed', describeError(error), {
         address: `${runtime.host}:${runtime.port}`,
         reason: describeError(error),
@@ -117,7 +122,14 @@ export class EndpointController {
       if (failed > 0) this.options.logger.warn(`${failed} pending tool call(s) on ${endpoint.path} ended: ${reason}`);
     }
     await route?.unmount();
+    await this.releaseAccess();
     this.report({ state: 'stopped' });
+  }
+
+  private async releaseAccess(): Promise<void> {
+    const access = this.access;
+    this.access = undefined;
+    await access?.release();
   }
 
   private report(state: EndpointState): void {

@@ -14,7 +14,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AccessPolicy, CallerIdentity } from '../access/access-policy.js';
 import { DEFAULTS, PACKAGE_VERSION } from '../core/defaults.js';
 import type { Logger } from '../core/logger.js';
-import { CapacityError, ExecutionBroker, type ExecutionRequest } from '../execution/broker.js';
+import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
 import { isPlainObject } from './json-schema.js';
 import { protocolVersionOf } from './protocol-version.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -28,12 +28,25 @@ export interface ExecutionContext extends CallerIdentity {
   readonly requestId: string | number;
 }
 
+export type CallOutcome = 'success' | 'error' | 'invalid_arguments' | 'unknown_tool' | 'busy' | 'timeout' | 'stopped' | 'cancelled';
+
+export interface CallFinished {
+  readonly endpoint: string;
+  /** The tool name, or `unknown` for names the endpoint does not serve (bounded for metric labels). */
+  readonly tool: string;
+  readonly outcome: CallOutcome;
+  readonly caller: CallerIdentity;
+  readonly durationMs: number;
+}
+
 export interface McpEndpointOptions {
   readonly serverName: string;
   readonly path: string;
   readonly access: AccessPolicy;
   readonly maxInFlight: number;
   readonly logger: Logger;
+  /** Told once per tools/call, whatever its outcome (audit log, telemetry). Must not throw or block. */
+  readonly onCallFinished?: (event: CallFinished) => void;
   /** Hands one call to the flow. Must not block; the answer comes back through `settle`. */
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
 }
@@ -109,7 +122,7 @@ export class McpEndpoint {
       { fetch: (request: Request) => this.mcp.fetch(request, { authInfo }) },
       { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes },
     );
-    await nodeHandler(req, res);
+    await nodeHandler(req, res, decision.parsedBody);
   };
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
@@ -144,38 +157,53 @@ export class McpEndpoint {
     handlerCtx: ServerContext,
     requestCtx: McpRequestContext,
   ): Promise<CallToolResult> {
+    const startedAt = performance.now();
+    const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+    const report = (tool: string, outcome: CallOutcome) =>
+      this.options.onCallFinished?.({ endpoint: this.path, tool, outcome, caller: exchange?.caller ?? {}, durationMs: performance.now() - startedAt });
+
     const name = request.params.name;
     const tool = catalog.find(name);
-    if (!tool) return toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);
-
+    if (!tool) {
+      report('unknown', 'unknown_tool');
+      return toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);
+    }
     const args = request.params.arguments ?? {};
-    if (!isPlainObject(args)) return toolError(`Invalid arguments for tool "${name}": arguments must be an object.`);
-    const problems = tool.checkArguments(args);
-    if (problems.length > 0) return invalidArgumentsResult(name, problems);
+    const problems = isPlainObject(args) ? tool.checkArguments(args) : [{ pointer: '/', message: 'arguments must be an object' }];
+    if (problems.length > 0) {
+      report(name, 'invalid_arguments');
+      return invalidArgumentsResult(name, problems);
+    }
 
-    const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+    const { subject, email, groups, client } = exchange?.caller ?? {};
     const context: ExecutionContext = {
-      ...exchange?.caller,
+      ...(subject !== undefined ? { subject } : {}),
+      ...(email !== undefined ? { email } : {}),
+      ...(groups !== undefined ? { groups } : {}),
+      ...(client !== undefined ? { client } : {}),
       endpoint: this.path,
       tool: name,
       protocolVersion: protocolVersionOf(handlerCtx, requestCtx),
       requestId: handlerCtx.mcpReq.id,
     };
-    let outcome;
+    let outcome: ExecutionOutcome;
     try {
       outcome = await this.broker.begin({
         toolName: name,
-        arguments: args,
+        arguments: args as Record<string, unknown>,
         timeoutMs: tool.timeoutMs,
         signal: exchange ? AbortSignal.any([handlerCtx.mcpReq.signal, exchange.disconnected]) : handlerCtx.mcpReq.signal,
         context,
       });
     } catch (error) {
       if (error instanceof CapacityError) {
+        report(name, 'busy');
         throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
       }
       throw error;
     }
-    return server.projectCallToolResult(resultFromOutcome(tool, outcome), tool.outputSchema);
+    const result = resultFromOutcome(tool, outcome);
+    report(name, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind);
+    return server.projectCallToolResult(result, tool.outputSchema);
   }
 }

@@ -1,9 +1,12 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
+import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
+import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
+import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
 
 interface McpFlowServerDef extends NodeDef {
@@ -11,6 +14,8 @@ interface McpFlowServerDef extends NodeDef {
   path?: string;
   runtime?: string;
   access?: string;
+  auth?: string;
+  groups?: string;
   maxConcurrent?: string | number;
 }
 
@@ -28,6 +33,7 @@ export default function (RED: NodeAPI) {
       node.error(reason);
     };
     const describe = (error: McpPaletteError) => t(`errors.${catalogKey(error.code)}`, { ...error.params });
+    const audit = (event: AuditEvent) => node.log(formatAuditLine(event));
 
     // Logged once per change, so the log shows where each endpoint serves without repeating it.
     let lastServing = '';
@@ -52,14 +58,17 @@ export default function (RED: NodeAPI) {
           return done();
         }
         case 'start':
+          audit({ event: 'mcp.command', command: 'start', endpoint: String(config.path) });
           stoppedByCommand = false;
           controller.start().then(() => done(), done);
           return;
         case 'stop':
+          audit({ event: 'mcp.command', command: 'stop', endpoint: String(config.path) });
           stoppedByCommand = true;
           controller.stop('the endpoint was stopped by a stop command').then(() => done(), done);
           return;
         case 'restart':
+          audit({ event: 'mcp.command', command: 'restart', endpoint: String(config.path) });
           stoppedByCommand = false;
           controller.restart('the endpoint was restarted by a restart command').then(() => done(), done);
           return;
@@ -93,12 +102,19 @@ export default function (RED: NodeAPI) {
         fail(describe(error));
         return undefined;
       }
+      const authNode = config.auth ? (RED.nodes.getNode(config.auth) as McpAuthNode | null) : null;
+      if (settings.access === 'oauth' && authNode && !authNode.configuration) {
+        fail(t('errors.invalidAuth', { reason: authNode.configError ?? '' }));
+        return undefined;
+      }
       node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
+      const signedIn = settings.access === 'oauth';
       return new EndpointController({
         settings,
         runtime: runtimeNode.settings,
         listeners: listenerRegistry,
         tools: toolRegistry,
+        access: { auth: authNode?.configuration, authRegistry, audit },
         logger: { debug: (m) => node.debug(m), info: (m) => node.log(m), warn: (m) => node.warn(m), error: (m) => node.error(m) },
         execute: (request, context) => {
           node.send({
@@ -107,6 +123,21 @@ export default function (RED: NodeAPI) {
             mcp: context,
           } as NodeMessage);
         },
+        // Calls are audited where there is someone to audit: on endpoints with sign-in.
+        ...(signedIn
+          ? {
+              onCallFinished: (call) =>
+                audit({
+                  event: 'mcp.tool_call',
+                  outcome: call.outcome,
+                  tool: call.tool,
+                  ...(call.caller.subject ? { subject: call.caller.subject } : {}),
+                  ...(call.caller.client ? { client: call.caller.client } : {}),
+                  ...(call.caller.session ? { session: call.caller.session } : {}),
+                  durationMs: Math.round(call.durationMs),
+                }),
+            }
+          : {}),
         onState: (state) => showState(state),
       });
     }

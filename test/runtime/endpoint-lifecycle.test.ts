@@ -231,8 +231,8 @@ describe(`endpoint start-up failures on ${nodeRedPackage}`, () => {
     await nodeRed.waitForOutput(/Local access \(no sign-in\) needs the runtime to bind a loopback address, not 0\.0\.0\.0/);
   });
 
-  it('refuses an access mode it cannot enforce', async () => {
-    await nodeRed.waitForOutput(/Access mode oauth is not available/);
+  it('does not start an OAuth endpoint that is missing a piece, and says which', async () => {
+    await nodeRed.waitForOutput(/OAuth sign-in needs the runtime's Base URL/);
     const response = await postJsonRpc(`http://127.0.0.1:${port}/signed`, { jsonrpc: '2.0', id: 1, method: 'ping' });
     assert.equal(response.status, 404);
   });

@@ -98,3 +98,33 @@ export function router(id: string, routes: Record<string, string>, z = TAB): Flo
     wires: names.map((name) => [routes[name]]),
   };
 }
+
+export function storage(id: string, mode: 'memory' | 'redis', urlEnv?: string): FlowNode {
+  return { id, type: 'mcp-redis', name: '', mode, keyPrefix: 'mcptest', urlEnv: urlEnv ?? '', passwordEnv: '' };
+}
+
+export function oidcAuth(
+  id: string,
+  options: { storage: string; issuer: string; clientId: string; secretEnv: string; slug?: string; clientHosts?: string; pinned?: object[]; ttl?: number },
+): FlowNode {
+  return {
+    id,
+    type: 'mcp-auth',
+    name: '',
+    provider: 'oidc',
+    storage: options.storage,
+    slug: options.slug ?? 'team',
+    clientHosts: options.clientHosts ?? '',
+    accessTokenTtl: String(options.ttl ?? 900),
+    pinnedClients: options.pinned ? JSON.stringify(options.pinned) : '',
+    oidcIssuer: options.issuer,
+    oidcClientId: options.clientId,
+    oidcSecretEnv: options.secretEnv,
+    oidcEmailClaim: 'email',
+    oidcGroupsClaim: 'groups',
+  };
+}
+
+export function runtimeWithBaseUrl(id: string, port: number): FlowNode {
+  return { ...runtime(id, port), baseUrl: `http://127.0.0.1:${port}` };
+}

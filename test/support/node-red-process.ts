@@ -30,7 +30,7 @@ export interface NodeRedProcess {
  * installed palette (.runtime-fixture), the editor bound to loopback on a free port, and `flows`
  * deployed at startup. It runs on whichever Node binary runs the tests.
  */
-export async function startNodeRed(flows: FlowNode[]): Promise<NodeRedProcess> {
+export async function startNodeRed(flows: FlowNode[], options: { env?: Record<string, string> } = {}): Promise<NodeRedProcess> {
   const fixtureModules = join(repoRoot, '.runtime-fixture', 'node_modules');
   if (!existsSync(join(fixtureModules, '@flowmcp', 'node-red-mcp'))) {
     throw new Error('runtime fixture missing: run `node scripts/pack-fixture.mjs` (npm test does) first');
@@ -53,7 +53,7 @@ export async function startNodeRed(flows: FlowNode[]): Promise<NodeRedProcess> {
   const redJs = require.resolve(`${nodeRedPackage}/red.js`);
   const child: ChildProcess = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_RED_HOME: userDir },
+    env: { ...process.env, ...options.env, NODE_RED_HOME: userDir },
   });
   let output = '';
   const waiters = new Set<() => void>();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
-const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32 };
+const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, groups: [] };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
   let caught: unknown;
@@ -29,12 +29,17 @@ describe('parseFlowServerConfig', () => {
   });
 
   it('keeps valid values', () => {
-    assert.deepEqual(parseFlowServerConfig({ serverName: 'Home Tools', path: '/tools/home', access: 'oauth', maxConcurrent: 5 }), {
+    assert.deepEqual(parseFlowServerConfig({ serverName: 'Home Tools', path: '/tools/home', access: 'oauth', maxConcurrent: 5, groups: 'a' }), {
       serverName: 'Home Tools',
       path: '/tools/home',
       access: 'oauth',
       maxConcurrent: 5,
+      groups: ['a'],
     });
+  });
+
+  it('reads groups separated by commas or whitespace, without repeats', () => {
+    assert.deepEqual(parseFlowServerConfig({ groups: ' mcp-users, admins\nops  admins,' }).groups, ['mcp-users', 'admins', 'ops']);
   });
 
   it('accepts maxConcurrent as a numeric string', () => {

@@ -1,0 +1,22 @@
+import type { Logger } from '../core/logger.js';
+import type { Store } from '../storage/store.js';
+import type { AuditSink } from './audit.js';
+import type { ClientResolver, UpstreamSignIn } from './bridge/bridge-context.js';
+
+/**
+ * One `mcp-auth` node, ready to serve: everything but the issuer, which comes from the runtime
+ * (Base URL origin) of each endpoint the configuration protects.
+ */
+export interface AuthConfiguration {
+  /** Stable identity of the configuration (its node id): one bridge per configuration and port. */
+  readonly id: string;
+  readonly slug: string;
+  readonly namespace: string;
+  readonly scopes: readonly string[];
+  readonly accessTokenTtlSeconds: number;
+  readonly store: Store;
+  readonly clients: ClientResolver;
+  createUpstream(redirectUri: string): UpstreamSignIn;
+  readonly audit: AuditSink;
+  readonly logger: Logger;
+}

@@ -1,0 +1,103 @@
+import { McpPaletteError } from '../core/errors.js';
+import { parseHostAllowList, type HostAllowList } from './clients/host-allow-list.js';
+import type { ClientMetadata } from './clients/client-metadata.js';
+import { parsePinnedClients } from './clients/pinned-clients.js';
+import { namespaceOf, parseProviderSettings, type ProviderSettings } from './upstream/provider-settings.js';
+
+/** A validated `mcp-auth` node, secrets resolved. Never log it: it holds the client secret. */
+export interface AuthSettings {
+  readonly slug: string;
+  readonly provider: ProviderSettings;
+  readonly namespace: string;
+  readonly allowList: HostAllowList;
+  readonly pinnedClients: ReadonlyMap<string, ClientMetadata>;
+  readonly accessTokenTtlSeconds: number;
+}
+
+export interface AuthCredentials {
+  readonly oidcClientSecret?: string;
+  readonly entraClientSecret?: string;
+}
+
+export const ACCESS_TOKEN_TTL_MAX_SECONDS = 900;
+const SLUG = /^[a-z][a-z0-9-]{0,62}$/;
+const ENV_NAME = /^MCP_[A-Z0-9_]{1,64}$/;
+
+/**
+ * Reads the node's properties and credentials. Secrets come only from Node-RED credentials or from
+ * an `MCP_*` environment variable, so a flow cannot point the bridge at other process secrets.
+ * There is deliberately no provider default: an unsaved or legacy configuration must be chosen.
+ */
+export function parseAuthConfig(
+  config: Record<string, unknown>,
+  credentials: AuthCredentials | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AuthSettings {
+  const slug = text(config.slug);
+  if (!SLUG.test(slug)) throw new McpPaletteError('invalid_slug', 'OAuth slug must match ^[a-z][a-z0-9-]{0,62}$');
+
+  const kind = text(config.provider);
+  const provider =
+    kind === 'oidc'
+      ? parseProviderSettings({
+          kind,
+          issuer: text(config.oidcIssuer),
+          clientId: text(config.oidcClientId),
+          clientSecret: secretFrom(config.oidcSecretEnv, credentials?.oidcClientSecret, env),
+          emailClaim: optional(config.oidcEmailClaim),
+          groupsClaim: optional(config.oidcGroupsClaim),
+        })
+      : kind === 'entra'
+        ? parseProviderSettings(
+            {
+              kind,
+              tenantId: text(config.entraTenantId),
+              clientId: text(config.entraClientId),
+              clientSecret: secretFrom(config.entraSecretEnv, credentials?.entraClientSecret, env),
+              authorityHost: optional(config.entraAuthority),
+            },
+            // A loopback authority reaches only this machine: the same rule as a loopback OIDC issuer.
+            { allowLoopbackAuthority: true },
+          )
+        : (() => {
+            throw new McpPaletteError('invalid_provider', 'choose the OIDC or the Microsoft Entra ID provider');
+          })();
+
+  let allowList: HostAllowList;
+  try {
+    allowList = parseHostAllowList(text(config.clientHosts));
+  } catch (error) {
+    throw new McpPaletteError('invalid_client_hosts', 'client hosts list is invalid', { reason: error instanceof Error ? error.message : '' });
+  }
+  const pinnedClients = parsePinnedClients(text(config.pinnedClients));
+  const accessTokenTtlSeconds = ttl(config.accessTokenTtl);
+  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds });
+}
+
+function secretFrom(envName: unknown, credential: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  const name = text(envName);
+  if (name) {
+    if (!ENV_NAME.test(name)) throw new McpPaletteError('invalid_env_name', 'environment variable names must match MCP_[A-Z0-9_]', { name: name.slice(0, 80) });
+    const value = env[name];
+    if (!value) throw new McpPaletteError('missing_env', `environment variable ${name} is not set`, { name });
+    return value;
+  }
+  return credential ?? '';
+}
+
+function ttl(value: unknown): number {
+  if (value === undefined || value === null || value === '') return ACCESS_TOKEN_TTL_MAX_SECONDS;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > ACCESS_TOKEN_TTL_MAX_SECONDS) {
+    throw new McpPaletteError('invalid_token_ttl', `access token lifetime must be 1-${ACCESS_TOKEN_TTL_MAX_SECONDS} seconds`);
+  }
+  return seconds;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+function optional(value: unknown): string | undefined {
+  return text(value) || undefined;
+}

@@ -1,0 +1,90 @@
+import type { AccessPolicy } from '../../access/access-policy.js';
+import type { ListenerAddress, ListenerRegistry, MountedRoute } from '../../http/listener-registry.js';
+import type { AuditSink } from '../audit.js';
+import type { AuthConfiguration } from '../auth-configuration.js';
+import { createAuthorizeHandler } from './authorize.js';
+import { createBearerAccess } from './bearer-access.js';
+import { routePaths, type BridgeContext, type ProtectedEndpoint } from './bridge-context.js';
+import { createCallbackHandler } from './callback.js';
+import { prmPathFor, protectedResourceMetadata, serveDocument } from './metadata.js';
+import { createTokenHandler } from './token.js';
+
+/**
+ * One auth configuration serving on one listener: its /oauth/<slug>/* routes, one protected-resource
+ * document per endpoint, and the bearer check of each endpoint. Created with its first endpoint,
+ * closed with its last.
+ */
+export class AuthBridge {
+  readonly context: BridgeContext;
+  private readonly endpoints = new Map<string, ProtectedEndpoint>();
+  private readonly endpointRoutes = new Map<string, MountedRoute>();
+  private readonly routes: MountedRoute[] = [];
+
+  constructor(
+    readonly auth: AuthConfiguration,
+    readonly issuer: string,
+    private readonly address: ListenerAddress,
+    private readonly listeners: ListenerRegistry,
+  ) {
+    const paths = routePaths(auth.slug);
+    this.context = {
+      slug: auth.slug,
+      issuer,
+      namespace: auth.namespace,
+      store: auth.store,
+      upstream: auth.createUpstream(`${issuer}${paths.callback}`),
+      clients: auth.clients,
+      accessTokenTtlSeconds: auth.accessTokenTtlSeconds,
+      scopes: auth.scopes,
+      audit: auth.audit,
+      logger: auth.logger,
+      endpointForResource: (resource) => this.endpoints.get(resource),
+      soleEndpoint: () => (this.endpoints.size === 1 ? this.endpoints.values().next().value : undefined),
+    };
+  }
+
+  get size(): number {
+    return this.endpoints.size;
+  }
+
+  /** Mounts the slug routes; rejects with `path_conflict` when another configuration owns the slug here. */
+  async open(): Promise<void> {
+    const secure = this.issuer.startsWith('https:');
+    const paths = routePaths(this.auth.slug);
+    const handlers = [
+      [paths.authorize, createAuthorizeHandler(this.context, secure)],
+      [paths.callback, createCallbackHandler(this.context, secure)],
+      [paths.token, createTokenHandler(this.context)],
+    ] as const;
+    try {
+      for (const [path, handler] of handlers) this.routes.push(await this.listeners.mount(this.address, path, handler));
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /** `audit` is the endpoint's own sink: token refusals are logged by the endpoint they hit. */
+  async protect(endpoint: ProtectedEndpoint, audit: AuditSink): Promise<AccessPolicy> {
+    const route = await this.listeners.mount(
+      this.address,
+      prmPathFor(endpoint),
+      serveDocument(() => protectedResourceMetadata(endpoint.resource, this.issuer, this.auth.scopes, endpoint.serverName)),
+    );
+    this.endpoints.set(endpoint.resource, endpoint);
+    this.endpointRoutes.set(endpoint.resource, route);
+    return createBearerAccess(this.context, endpoint, audit);
+  }
+
+  async release(endpoint: ProtectedEndpoint): Promise<void> {
+    this.endpoints.delete(endpoint.resource);
+    const route = this.endpointRoutes.get(endpoint.resource);
+    this.endpointRoutes.delete(endpoint.resource);
+    await route?.unmount();
+  }
+
+  async close(): Promise<void> {
+    const routes = this.routes.splice(0);
+    await Promise.all(routes.map((route) => route.unmount()));
+  }
+}

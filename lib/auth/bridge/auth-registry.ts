@@ -1,0 +1,124 @@
+import type { AccessPolicy } from '../../access/access-policy.js';
+import { McpPaletteError } from '../../core/errors.js';
+import { listenerRegistry, type ListenerAddress, type ListenerRegistry, type MountedRoute } from '../../http/listener-registry.js';
+import type { AuditSink } from '../audit.js';
+import type { AuthConfiguration } from '../auth-configuration.js';
+import { AuthBridge } from './auth-bridge.js';
+import type { ProtectedEndpoint } from './bridge-context.js';
+import { AS_METADATA_PATHS, authorizationServerMetadata, PRM_PREFIX, protectedResourceMetadata, serveDocument } from './metadata.js';
+
+export interface Protection {
+  readonly access: AccessPolicy;
+  release(): Promise<void>;
+}
+
+interface PortRoots {
+  readonly bridges: Set<AuthBridge>;
+  readonly routes: MountedRoute[];
+}
+
+/**
+ * Which auth configuration serves which endpoint on which port. The root discovery documents are
+ * per port and answer only while exactly one configuration serves it: with two, a client could not
+ * tell which authorization server an endpoint belongs to, so it must use the per-endpoint documents.
+ */
+export class AuthRegistry {
+  private readonly bridges = new Map<string, AuthBridge>();
+  private readonly roots = new Map<number, PortRoots>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly listeners: ListenerRegistry) {}
+
+  protect(auth: AuthConfiguration, address: ListenerAddress, issuer: string, endpoint: ProtectedEndpoint, audit: AuditSink): Promise<Protection> {
+    return this.serialize(async () => {
+      const bridge = await this.bridgeFor(auth, address, issuer);
+      let access: AccessPolicy;
+      try {
+        access = await bridge.protect(endpoint, audit);
+      } catch (error) {
+        await this.closeIfUnused(bridge, address);
+        throw error;
+      }
+      let released = false;
+      return {
+        access,
+        release: () =>
+          this.serialize(async () => {
+            if (released) return;
+            released = true;
+            await bridge.release(endpoint);
+            await this.closeIfUnused(bridge, address);
+          }),
+      };
+    });
+  }
+
+  private async bridgeFor(auth: AuthConfiguration, address: ListenerAddress, issuer: string): Promise<AuthBridge> {
+    const key = `${auth.id}@${address.port}`;
+    const existing = this.bridges.get(key);
+    if (existing && existing.auth === auth && existing.issuer === issuer) return existing;
+    if (existing) {
+      throw new McpPaletteError('auth_changed', 'the auth configuration changed while endpoints still use the old one', {});
+    }
+    const bridge = new AuthBridge(auth, issuer, address, this.listeners);
+    try {
+      await bridge.open();
+    } catch (error) {
+      if (error instanceof McpPaletteError && error.code === 'path_conflict') {
+        throw new McpPaletteError('slug_conflict', `OAuth slug ${auth.slug} is already used on port ${address.port}`, {
+          slug: auth.slug,
+          port: address.port,
+        });
+      }
+      throw error;
+    }
+    this.bridges.set(key, bridge);
+    await this.addToRoots(bridge, address);
+    return bridge;
+  }
+
+  private async addToRoots(bridge: AuthBridge, address: ListenerAddress): Promise<void> {
+    let roots = this.roots.get(address.port);
+    if (!roots) {
+      roots = { bridges: new Set(), routes: [] };
+      this.roots.set(address.port, roots);
+      const sole = () => (roots!.bridges.size === 1 ? roots!.bridges.values().next().value : undefined);
+      const asMetadata = serveDocument(() => {
+        const only = sole();
+        return only ? authorizationServerMetadata(only.issuer, only.auth.slug, only.auth.scopes) : undefined;
+      });
+      const rootPrm = serveDocument(() => {
+        const only = sole();
+        return only ? protectedResourceMetadata(only.issuer, only.issuer, only.auth.scopes) : undefined;
+      });
+      for (const path of AS_METADATA_PATHS) roots.routes.push(await this.listeners.mount(address, path, asMetadata));
+      roots.routes.push(await this.listeners.mount(address, PRM_PREFIX, rootPrm));
+    }
+    roots.bridges.add(bridge);
+    if (roots.bridges.size > 1) {
+      bridge.auth.logger.warn(`port ${address.port} has ${roots.bridges.size} auth configurations: root discovery documents are off; keep one mcp-auth per port`);
+    }
+  }
+
+  private async closeIfUnused(bridge: AuthBridge, address: ListenerAddress): Promise<void> {
+    if (bridge.size > 0) return;
+    this.bridges.delete(`${bridge.auth.id}@${address.port}`);
+    await bridge.close();
+    const roots = this.roots.get(address.port);
+    if (!roots) return;
+    roots.bridges.delete(bridge);
+    if (roots.bridges.size === 0) {
+      this.roots.delete(address.port);
+      await Promise.all(roots.routes.map((route) => route.unmount()));
+    }
+  }
+
+  private serialize<T>(operation: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(operation, operation);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** Process-wide, beside the listener registry whose ports it shares. */
+export const authRegistry = new AuthRegistry(listenerRegistry);

@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { StorageUnavailableError } from '../../storage/store.js';
+import { invalidRequest, OAuthFailure, sendOAuthFailure } from '../oauth-error.js';
+import { isValidChallenge } from '../pkce.js';
+import { sha256 } from '../secrets.js';
+import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
+import { cookieName, setBindingCookie } from './browser-binding.js';
+import { encodeRecord, RECORD_KINDS, type PendingSignIn } from './records.js';
+import { redirectError, singleParams } from './redirects.js';
+
+/**
+ * GET /oauth/<slug>/authorize. Until the client and its redirect URI are verified, errors are shown
+ * here (never redirected: an unverified redirect URI is an open redirector); after that they go back
+ * to the client. On success the browser continues to the upstream provider's login.
+ */
+export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolean) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'GET') return sendOAuthFailure(res, new OAuthFailure(405, 'invalid_request', 'Use GET for the authorization endpoint.'));
+    const params = singleParams(new URL(req.url ?? '/', 'http://localhost').searchParams);
+    if (params === 'repeated') return sendOAuthFailure(res, invalidRequest('A parameter was repeated.'));
+
+    const clientId = params.get('client_id');
+    const redirectUri = params.get('redirect_uri');
+    if (!clientId) return sendOAuthFailure(res, invalidRequest('client_id is required.'));
+    if (!redirectUri) return sendOAuthFailure(res, invalidRequest('redirect_uri is required.'));
+
+    let client;
+    try {
+      client = await ctx.clients.resolve(clientId);
+    } catch (error) {
+      const description = error instanceof ClientRejected ? error.description : 'The client metadata document could not be used.';
+      return sendOAuthFailure(res, new OAuthFailure(400, 'invalid_client', description));
+    }
+    if (!client.redirectUriAllowed(redirectUri)) {
+      return sendOAuthFailure(res, invalidRequest('redirect_uri is not registered in the client metadata document.'));
+    }
+
+    // The redirect URI is now trusted: report every further problem to the client.
+    const clientState = params.get('state');
+    const fail = (error: string, description: string) => redirectError(res, redirectUri, ctx.issuer, error, description, clientState);
+
+    if (params.get('response_type') !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
+    if (params.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'PKCE with code_challenge_method=S256 is required.');
+    const codeChallenge = params.get('code_challenge');
+    if (!isValidChallenge(codeChallenge)) return fail('invalid_request', 'code_challenge must be 43 base64url characters (S256).');
+
+    const requestedResource = params.get('resource');
+    const endpoint = requestedResource ? ctx.endpointForResource(requestedResource) : ctx.soleEndpoint();
+    if (!endpoint) {
+      return fail('invalid_target', requestedResource ? 'resource is not an MCP endpoint protected by this server.' : 'resource is required: this server protects several endpoints.');
+    }
+    const scope = grantedScope(params.get('scope'), ctx.scopes);
+
+    try {
+      const upstream = await ctx.upstream.beginSignIn();
+      const binding = randomBytes(32).toString('base64url');
+      const pending: PendingSignIn = {
+        clientId,
+        ...(client.clientName ? { clientName: client.clientName } : {}),
+        redirectUri,
+        codeChallenge,
+        ...(clientState !== undefined ? { clientState } : {}),
+        resource: endpoint.resource,
+        scope,
+        upstream: { state: upstream.state, nonce: upstream.nonce, codeVerifier: upstream.codeVerifier },
+        browserBinding: sha256(binding),
+      };
+      await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.pending, id: sha256(upstream.state) }, encodeRecord(pending), SIGN_IN_TTL_SECONDS);
+      setBindingCookie(res, cookieName(ctx.slug, secureCookies), binding, secureCookies, SIGN_IN_TTL_SECONDS);
+      res.writeHead(302, { location: upstream.url, 'cache-control': 'no-store' });
+      res.end();
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) ctx.logger.error(`sign-in state could not be stored: ${error.message}`);
+      else ctx.logger.warn(`the identity provider could not be reached to start a sign-in`);
+      fail('temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.');
+    }
+  };
+}
+
+/** Requested scopes the server knows; unknown ones are dropped (RFC 6749 §3.3), none means all. */
+function grantedScope(requested: string | undefined, supported: readonly string[]): string[] {
+  if (!requested) return [...supported];
+  const known = requested.split(' ').filter((scope) => supported.includes(scope));
+  return known.length > 0 ? [...new Set(known)] : [...supported];
+}

@@ -1,0 +1,109 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULTS } from '../../core/defaults.js';
+import { sendJson, sendJsonRpcError } from '../../http/responses.js';
+import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
+import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
+import type { AuditSink } from '../audit.js';
+import { sha256 } from '../secrets.js';
+import type { BridgeContext, ProtectedEndpoint } from './bridge-context.js';
+import { prmPathFor } from './metadata.js';
+import { decodeRecord, RECORD_KINDS, type AccessGrant } from './records.js';
+
+/** What a client may do before signing in: negotiate, and nothing else (MCP authorization spec). */
+const ANONYMOUS_METHODS = new Set(['initialize', 'notifications/initialized', 'server/discover']);
+
+/**
+ * OAuth access for one endpoint: anonymous handshake, every other method (and GET) needs a bearer
+ * token issued for this endpoint's resource to a member of its groups. A missing or dead token gets
+ * 401 with the RFC 9728 challenge that starts sign-in in MCP clients; a live token for the wrong
+ * endpoint or the wrong user gets 403.
+ */
+export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoint, audit: AuditSink): AccessPolicy {
+  const resourceMetadata = `${ctx.issuer}${prmPathFor(endpoint)}`;
+  const challenge = (extra: string) =>
+    `Bearer resource_metadata="${resourceMetadata}", scope="${ctx.scopes.join(' ')}"${extra}`;
+  const unauthorized = (extra = ''): AccessDecision => ({
+    allowed: false,
+    reject: (res) => sendJsonRpcError(res, 401, -32001, 'Authentication required: sign in to use this MCP endpoint.', { 'www-authenticate': challenge(extra) }),
+  });
+  const forbidden = (message: string): AccessDecision => ({ allowed: false, reject: (res) => sendJsonRpcError(res, 403, -32001, message) });
+
+  return {
+    mode: 'oauth',
+    async check(req: IncomingMessage): Promise<AccessDecision> {
+      let parsedBody: unknown;
+      if (req.method === 'POST') {
+        const read = await readJson(req);
+        if ('reject' in read) return { allowed: false, reject: read.reject };
+        parsedBody = read.body;
+        if (isAnonymousOnly(parsedBody)) return { allowed: true, caller: {}, parsedBody };
+      }
+
+      const token = bearerToken(req);
+      if (!token) return unauthorized();
+      let grant: AccessGrant | undefined;
+      try {
+        grant = decodeRecord<AccessGrant>(await ctx.store.get({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(token) }));
+      } catch {
+        ctx.logger.error(`token check on ${endpoint.path} failed: storage unavailable`);
+        return { allowed: false, reject: (res) => sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: 'Authorization storage is temporarily unavailable; retry shortly.' }, id: null }, { 'retry-after': '5' }) };
+      }
+      const ip = req.socket.remoteAddress;
+      if (!grant || grant.expiresAt <= Date.now()) {
+        audit({ event: 'mcp.auth', reason: 'invalid_token', endpoint: endpoint.path, ...(ip ? { ip } : {}) });
+        return unauthorized(', error="invalid_token", error_description="The access token is invalid or expired"');
+      }
+      const who = { subject: grant.identity.subject, client: grant.client, endpoint: endpoint.path, ...(ip ? { ip } : {}) };
+      if (grant.resource !== endpoint.resource) {
+        audit({ event: 'mcp.auth', reason: 'wrong_resource', ...who });
+        return forbidden('This access token was issued for another MCP endpoint.');
+      }
+      if (!endpoint.groups.some((group) => grant.identity.groups.includes(group))) {
+        audit({ event: 'mcp.auth', reason: 'not_in_groups', ...who });
+        return forbidden('Your account is not in a group allowed on this MCP endpoint.');
+      }
+      return {
+        allowed: true,
+        caller: {
+          subject: grant.identity.subject,
+          ...(grant.identity.email ? { email: grant.identity.email } : {}),
+          groups: grant.identity.groups,
+          client: grant.client,
+          session: grant.session,
+        },
+        ...(parsedBody !== undefined ? { parsedBody } : {}),
+      };
+    },
+  };
+}
+
+function bearerToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+function isAnonymousOnly(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.length > 0 && messages.every((message) => {
+    const method = (message as { method?: unknown } | null)?.method;
+    return typeof method === 'string' && ANONYMOUS_METHODS.has(method);
+  });
+}
+
+async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { reject: (res: ServerResponse) => void }> {
+  if (mediaTypeOf(req) !== 'application/json') {
+    req.resume();
+    return { reject: (res) => sendJsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json') };
+  }
+  try {
+    const raw = await readBody(req, DEFAULTS.maxRequestBodyBytes);
+    return { body: JSON.parse(raw.toString('utf8')) };
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      return { reject: (res) => sendJsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${error.limit} bytes`) };
+    }
+    return { reject: (res) => sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON') };
+  }
+}

@@ -1,0 +1,71 @@
+import type { Logger } from '../../core/logger.js';
+import type { Store } from '../../storage/store.js';
+import type { AuditSink } from '../audit.js';
+
+/** One MCP endpoint this bridge issues tokens for. `resource` is its absolute URL (RFC 8707). */
+export interface ProtectedEndpoint {
+  readonly path: string;
+  readonly resource: string;
+  readonly groups: readonly string[];
+  readonly serverName: string;
+}
+
+/** Who signed in upstream, as far as the endpoint's group check and msg.mcp need. */
+export interface SignedInIdentity {
+  readonly subject: string;
+  readonly email?: string;
+  readonly groups: readonly string[];
+}
+
+/** The metadata the bridge needs about an MCP client (from a CIMD document or a pinned copy). */
+export interface KnownClient {
+  readonly clientId: string;
+  readonly clientName?: string;
+  readonly redirectUriAllowed: (redirectUri: string) => boolean;
+}
+
+export interface ClientResolver {
+  /** Throws ClientRejected (with a description safe to show) when the client may not sign in. */
+  resolve(clientId: string): Promise<KnownClient>;
+}
+
+export class ClientRejected extends Error {
+  constructor(readonly description: string) {
+    super(description);
+    this.name = 'ClientRejected';
+  }
+}
+
+export interface UpstreamSignIn {
+  beginSignIn(): Promise<{ url: string; state: string; nonce: string; codeVerifier: string }>;
+  completeSignIn(callbackUrl: URL, expected: { state: string; nonce: string; codeVerifier: string }): Promise<SignedInIdentity>;
+}
+
+/** Everything a route handler of one bridge needs; built once per bridge, shared by its routes. */
+export interface BridgeContext {
+  readonly slug: string;
+  /** The Base URL origin: issuer of every code and token, and `iss` in every authorization response. */
+  readonly issuer: string;
+  readonly namespace: string;
+  readonly store: Store;
+  readonly upstream: UpstreamSignIn;
+  readonly clients: ClientResolver;
+  readonly accessTokenTtlSeconds: number;
+  readonly scopes: readonly string[];
+  readonly audit: AuditSink;
+  readonly logger: Logger;
+  endpointForResource(resource: string): ProtectedEndpoint | undefined;
+  /** The only protected endpoint, when there is exactly one (the default `resource`). */
+  soleEndpoint(): ProtectedEndpoint | undefined;
+}
+
+/** Authorization state and one-time codes live this long (seconds). */
+export const SIGN_IN_TTL_SECONDS = 300;
+
+export function routePaths(slug: string) {
+  return {
+    authorize: `/oauth/${slug}/authorize`,
+    callback: `/oauth/${slug}/callback`,
+    token: `/oauth/${slug}/token`,
+  };
+}

@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StorageUnavailableError } from '../../storage/store.js';
+import { clientLabel } from '../client-label.js';
+import { invalidRequest, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { constantTimeEqual, newOpaqueToken, sha256 } from '../secrets.js';
+import { SIGN_IN_TTL_SECONDS, type BridgeContext, type SignedInIdentity } from './bridge-context.js';
+import { clearBindingCookie, cookieName, readCookie } from './browser-binding.js';
+import { decodeRecord, encodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
+import { redirectError, redirectWith } from './redirects.js';
+
+/** Provider error codes passed through to the client as they are; anything else becomes access_denied. */
+const RELAYED_ERRORS = new Set(['access_denied', 'temporarily_unavailable', 'server_error', 'login_required', 'consent_required', 'interaction_required']);
+
+/**
+ * GET /oauth/<slug>/callback: the provider's answer. Checks that the same browser started this
+ * sign-in, lets the upstream client verify the code and ID token, checks the endpoint's groups, and
+ * sends the client a one-time code with `iss` (RFC 9207).
+ */
+export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean) {
+  const cookie = cookieName(ctx.slug, secureCookies);
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', ctx.issuer);
+    const state = url.searchParams.get('state');
+    if (!state) return sendOAuthFailure(res, invalidRequest('state is missing.'));
+    const binding = readCookie(req, cookie);
+    if (!binding) {
+      return sendOAuthFailure(res, invalidRequest('Sign-in must finish in the browser that started it (the sign-in cookie is missing).'));
+    }
+
+    let pending: PendingSignIn | undefined;
+    try {
+      pending = decodeRecord<PendingSignIn>(await ctx.store.take({ namespace: ctx.namespace, kind: RECORD_KINDS.pending, id: sha256(state) }));
+    } catch (error) {
+      return storageFailure(ctx, res, error);
+    }
+    clearBindingCookie(res, cookie, secureCookies);
+    if (!pending) return sendOAuthFailure(res, invalidRequest('This sign-in is unknown, expired or already finished; start again from the client.'));
+    if (!constantTimeEqual(sha256(binding), pending.browserBinding)) {
+      return sendOAuthFailure(res, invalidRequest('Sign-in must finish in the browser that started it.'));
+    }
+
+    const client = clientLabel(pending.clientId, pending.clientName);
+    const endpoint = ctx.endpointForResource(pending.resource);
+    const refuse = (error: string, description: string, reason: string, subject?: string) => {
+      ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason, client, endpoint: endpoint?.path, ...(subject ? { subject } : {}) });
+      redirectError(res, pending.redirectUri, ctx.issuer, error, description, pending.clientState);
+    };
+
+    const providerError = url.searchParams.get('error');
+    if (providerError) {
+      const relayed = RELAYED_ERRORS.has(providerError) ? providerError : 'access_denied';
+      return refuse(relayed, 'The identity provider did not complete the sign-in.', `provider_${relayed}`);
+    }
+    if (!endpoint) return refuse('invalid_target', 'The MCP endpoint is no longer served.', 'endpoint_gone');
+
+    let identity: SignedInIdentity;
+    try {
+      identity = await ctx.upstream.completeSignIn(url, pending.upstream);
+    } catch (error) {
+      const reason = (error as { reason?: string }).reason ?? 'invalid_response';
+      if (reason === 'provider_config') ctx.logger.error('the identity provider refused the bridge\'s client configuration (provider_config): check the client ID, secret and redirect URI registered there');
+      if (reason === 'unavailable' || reason === 'provider_config') {
+        return refuse('temporarily_unavailable', 'The identity provider is unavailable; try again shortly.', reason);
+      }
+      return refuse('access_denied', 'The identity provider\'s answer could not be verified.', reason);
+    }
+    if (!endpoint.groups.some((group) => identity.groups.includes(group))) {
+      return refuse('access_denied', 'Your account is not in a group allowed on this MCP endpoint.', 'not_in_groups', identity.subject);
+    }
+
+    const code = newOpaqueToken();
+    const issued: IssuedCode = {
+      clientId: pending.clientId,
+      client,
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+      resource: pending.resource,
+      scope: pending.scope,
+      identity: { subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), groups: identity.groups },
+    };
+    try {
+      await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }, encodeRecord(issued), SIGN_IN_TTL_SECONDS);
+    } catch (error) {
+      ctx.logger.error(`authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
+      return refuse('temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', 'storage_unavailable', identity.subject);
+    }
+    ctx.audit({ event: 'oauth.sign_in', outcome: 'success', subject: identity.subject, client, endpoint: endpoint.path });
+    redirectWith(res, pending.redirectUri, { code, state: pending.clientState, iss: ctx.issuer });
+  };
+}
+
+function storageFailure(ctx: BridgeContext, res: ServerResponse, error: unknown): void {
+  const message = error instanceof StorageUnavailableError ? error.message : 'storage error';
+  ctx.logger.error(`sign-in state could not be read: ${message}`);
+  sendOAuthFailure(res, temporarilyUnavailable());
+}

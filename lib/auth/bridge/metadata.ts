@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../../http/responses.js';
+import { routePaths, type ProtectedEndpoint } from './bridge-context.js';
+
+export const PRM_PREFIX = '/.well-known/oauth-protected-resource';
+export const AS_METADATA_PATHS = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;
+
+/** RFC 8414 metadata; the same JSON is served at the OIDC discovery path for clients that look there. */
+export function authorizationServerMetadata(issuer: string, slug: string, scopes: readonly string[]) {
+  const paths = routePaths(slug);
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}${paths.authorize}`,
+    token_endpoint: `${issuer}${paths.token}`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...scopes],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** RFC 9728 metadata for one endpoint (or, at the root, for every endpoint under the origin). */
+export function protectedResourceMetadata(resource: string, issuer: string, scopes: readonly string[], name?: string) {
+  return {
+    resource,
+    authorization_servers: [issuer],
+    scopes_supported: [...scopes],
+    bearer_methods_supported: ['header'],
+    ...(name ? { resource_name: name } : {}),
+  };
+}
+
+export function prmPathFor(endpoint: ProtectedEndpoint): string {
+  return `${PRM_PREFIX}${endpoint.path}`;
+}
+
+/** Metadata documents are public and cacheable for a short while; only GET is meaningful. */
+export function serveDocument(document: () => object | undefined) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendJson(res, 405, { error: 'method_not_allowed' }, { allow: 'GET' });
+      return;
+    }
+    const body = document();
+    if (!body) {
+      sendJson(res, 404, { error: 'not_found' });
+      return;
+    }
+    sendJson(res, 200, body, { 'cache-control': 'public, max-age=300' });
+  };
+}

@@ -1,0 +1,53 @@
+import type { SignedInIdentity } from './bridge-context.js';
+
+/** Stored between /authorize and /callback, keyed by the upstream `state`. */
+export interface PendingSignIn {
+  readonly clientId: string;
+  readonly clientName?: string;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly clientState?: string;
+  readonly resource: string;
+  readonly scope: readonly string[];
+  readonly upstream: { readonly state: string; readonly nonce: string; readonly codeVerifier: string };
+  /** SHA-256 of the browser cookie; the callback must come from the browser that started. */
+  readonly browserBinding: string;
+}
+
+/** Stored between /callback and /token, keyed by the code's hash; taken exactly once. */
+export interface IssuedCode {
+  readonly clientId: string;
+  readonly client: string;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly resource: string;
+  readonly scope: readonly string[];
+  readonly identity: SignedInIdentity;
+}
+
+/** Stored per access token, keyed by the token's hash. */
+export interface AccessGrant {
+  readonly clientId: string;
+  readonly client: string;
+  readonly resource: string;
+  readonly scope: readonly string[];
+  readonly identity: SignedInIdentity;
+  /** Hash label shared by every token of one sign-in (audit correlation, later refresh). */
+  readonly session: string;
+  readonly expiresAt: number;
+}
+
+export const RECORD_KINDS = { pending: 'pending', code: 'code', access: 'access' } as const;
+
+export function encodeRecord(record: object): string {
+  return JSON.stringify(record);
+}
+
+export function decodeRecord<T>(text: string | undefined): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}

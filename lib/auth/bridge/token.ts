@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { sendJson } from '../../http/responses.js';
+import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
+import { invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { isValidVerifier, verifierMatches } from '../pkce.js';
+import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
+import type { BridgeContext } from './bridge-context.js';
+import { decodeRecord, encodeRecord, RECORD_KINDS, type AccessGrant, type IssuedCode } from './records.js';
+import { singleParams } from './redirects.js';
+
+/** RFC 6749 forms are small; anything bigger is not a token request. */
+export const MAX_FORM_BYTES = 16 * 1024;
+
+/**
+ * POST /oauth/<slug>/token. Public clients only (PKCE instead of a secret). The code is taken from
+ * storage before anything is compared, so a code presented twice, or by the wrong client, is spent.
+ * The refresh_token grant plugs in here in a later version.
+ */
+export function createTokenHandler(ctx: BridgeContext) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const form = await readForm(req);
+      const grantType = form.get('grant_type');
+      if (grantType !== 'authorization_code') {
+        throw new OAuthFailure(400, 'unsupported_grant_type', 'Only grant_type=authorization_code is supported.');
+      }
+      await exchangeCode(ctx, form, res);
+    } catch (error) {
+      if (error instanceof OAuthFailure) {
+        if (error.error !== 'temporarily_unavailable') {
+          ctx.audit({ event: 'oauth.token', outcome: 'refused', reason: error.reason ?? error.error });
+        }
+        return sendOAuthFailure(res, error);
+      }
+      ctx.logger.error(`token request failed: ${error instanceof Error ? error.message : 'storage error'}`);
+      sendOAuthFailure(res, temporarilyUnavailable());
+    }
+  };
+}
+
+async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: ServerResponse): Promise<void> {
+  const code = form.get('code');
+  const redirectUri = form.get('redirect_uri');
+  const clientId = form.get('client_id');
+  const verifier = form.get('code_verifier');
+  if (!code || !redirectUri || !clientId) throw invalidRequest('code, redirect_uri and client_id are required.');
+  if (!isValidVerifier(verifier)) throw invalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
+
+  const issued = decodeRecord<IssuedCode>(await ctx.store.take({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }));
+  if (!issued) throw invalidGrant('The authorization code is invalid, expired or already used.', 'code_unknown');
+  if (issued.clientId !== clientId) throw invalidGrant('The authorization code was issued to another client.', 'client_mismatch');
+  if (issued.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the authorization request.', 'redirect_mismatch');
+  if (!verifierMatches(verifier, issued.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge.', 'verifier_mismatch');
+  const resource = form.get('resource');
+  // Codex omits `resource` here; the code already carries the one bound at /authorize.
+  if (resource !== undefined && resource !== issued.resource) throw new OAuthFailure(400, 'invalid_target', 'resource does not match the authorization request.');
+
+  const accessToken = newOpaqueToken();
+  const session = randomBytes(16).toString('base64url');
+  const grant: AccessGrant = {
+    clientId: issued.clientId,
+    client: issued.client,
+    resource: issued.resource,
+    scope: issued.scope,
+    identity: issued.identity,
+    session: sessionLabel(session),
+    expiresAt: Date.now() + ctx.accessTokenTtlSeconds * 1000,
+  };
+  await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(accessToken) }, encodeRecord(grant), ctx.accessTokenTtlSeconds);
+  ctx.audit({ event: 'oauth.token', outcome: 'success', subject: issued.identity.subject, client: issued.client, session: grant.session });
+  sendJson(
+    res,
+    200,
+    { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.accessTokenTtlSeconds, scope: issued.scope.join(' ') },
+    { pragma: 'no-cache' },
+  );
+}
+
+async function readForm(req: IncomingMessage): Promise<Map<string, string>> {
+  if (req.method !== 'POST') throw new OAuthFailure(405, 'invalid_request', 'Use POST for the token endpoint.');
+  if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
+    req.resume();
+    throw invalidRequest('The token request must be application/x-www-form-urlencoded.');
+  }
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_FORM_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new OAuthFailure(413, 'invalid_request', `The request body exceeds ${MAX_FORM_BYTES} bytes.`);
+    throw error;
+  }
+  const params = singleParams(new URLSearchParams(body.toString('utf8')));
+  if (params === 'repeated') throw invalidRequest('A parameter was repeated.');
+  return params;
+}

@@ -1,0 +1,40 @@
+import type { ServerResponse } from 'node:http';
+import { sendJson } from '../http/responses.js';
+
+/**
+ * An OAuth failure as data (RFC 6749 §5.2 / RFC 6750 §3): one type for every route, rendered by one
+ * function, so no handler can leak internal error text into a response.
+ */
+export class OAuthFailure extends Error {
+  readonly status: number;
+  readonly error: string;
+  readonly description: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** A finer cause for the audit log (e.g. `verifier_mismatch`); the client only sees `error`. */
+  reason: string | undefined;
+
+  constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
+    super(`${error}: ${description}`);
+    this.name = 'OAuthFailure';
+    this.status = status;
+    this.error = error;
+    this.description = description;
+    this.headers = headers;
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthFailure(400, 'invalid_request', description);
+export const invalidGrant = (description: string, reason?: string) => {
+  const failure = new OAuthFailure(400, 'invalid_grant', description);
+  failure.reason = reason;
+  return failure;
+};
+export const invalidClient = (description: string) => new OAuthFailure(401, 'invalid_client', description);
+export const temporarilyUnavailable = () =>
+  new OAuthFailure(503, 'temporarily_unavailable', 'The authorization server is temporarily unavailable; try again shortly.', {
+    'retry-after': '5',
+  });
+
+export function sendOAuthFailure(res: ServerResponse, failure: OAuthFailure): void {
+  sendJson(res, failure.status, { error: failure.error, error_description: failure.description }, { ...failure.headers });
+}

@@ -1,0 +1,128 @@
+import { STORAGE_DEFAULTS } from './storage-defaults.js';
+import { assertKeyPrefix, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
+
+export interface MemoryStoreOptions {
+  readonly keyPrefix?: string;
+  /** Clock in milliseconds; tests pass a fake one to expire entries without waiting. */
+  readonly now?: () => number;
+  readonly sweepIntervalMs?: number;
+}
+
+interface Entry {
+  readonly value: string;
+  readonly expiresAt: number;
+}
+
+const NEVER_CHANGES = (): void => {};
+
+/**
+ * One process's Map, with Redis semantics: whole-second TTLs, single-use `take`, atomic CAS.
+ * Atomic because every operation runs to completion synchronously before its promise settles.
+ * Expired entries vanish on read; a periodic sweep drops the ones nobody reads again.
+ */
+export class MemoryStore implements Store {
+  readonly mode = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private readonly keyPrefix: string;
+  private readonly now: () => number;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
+    assertKeyPrefix(this.keyPrefix);
+    this.now = options.now ?? Date.now;
+    this.sweepTimer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? STORAGE_DEFAULTS.memorySweepIntervalMs);
+    // The sweep is housekeeping; it must never keep Node-RED (or a test run) alive.
+    this.sweepTimer.unref();
+  }
+
+  get state(): StoreState {
+    return 'ready';
+  }
+
+  /** Entries held, expired or not; lets tests see that the sweep frees memory. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async put(key: StoreKey, value: string, ttlSeconds: number): Promise<void> {
+    assertValue(value);
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.prepare(key);
+    this.entries.set(rendered, this.entry(value, ttlSeconds));
+  }
+
+  async putIfAbsent(key: StoreKey, value: string, ttlSeconds: number): Promise<boolean> {
+    assertValue(value);
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.prepare(key);
+    if (this.live(rendered) !== undefined) return false;
+    this.entries.set(rendered, this.entry(value, ttlSeconds));
+    return true;
+  }
+
+  async get(key: StoreKey): Promise<string | undefined> {
+    return this.live(this.prepare(key))?.value;
+  }
+
+  async take(key: StoreKey): Promise<string | undefined> {
+    const rendered = this.prepare(key);
+    const entry = this.live(rendered);
+    this.entries.delete(rendered);
+    return entry?.value;
+  }
+
+  async compareAndSet(key: StoreKey, expected: string, next: string, ttlSeconds: number): Promise<boolean> {
+    assertValue(expected);
+    assertValue(next);
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.prepare(key);
+    if (this.live(rendered)?.value !== expected) return false;
+    this.entries.set(rendered, this.entry(next, ttlSeconds));
+    return true;
+  }
+
+  async delete(key: StoreKey): Promise<void> {
+    this.entries.delete(this.prepare(key));
+  }
+
+  /** Memory is always ready, so there is never a change to report. */
+  onState(): () => void {
+    return NEVER_CHANGES;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweepTimer);
+    this.entries.clear();
+  }
+
+  /** Drops every expired entry; runs on the timer, public so tests need not wait for it. */
+  sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAt <= now) this.entries.delete(key);
+    }
+  }
+
+  private prepare(key: StoreKey): string {
+    const rendered = renderStoreKey(this.keyPrefix, key);
+    // Closed behaves like Redis after quit, so code that kept a stale reference fails the same way.
+    if (this.closed) throw new StorageUnavailableError('closed');
+    return rendered;
+  }
+
+  private entry(value: string, ttlSeconds: number): Entry {
+    return { value, expiresAt: this.now() + ttlSeconds * 1000 };
+  }
+
+  private live(rendered: string): Entry | undefined {
+    const entry = this.entries.get(rendered);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > this.now()) return entry;
+    this.entries.delete(rendered);
+    return undefined;
+  }
+}

@@ -1,0 +1,228 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { McpPaletteError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { isConfigurationError, redisErrorToken } from './redis-errors.js';
+import { STORAGE_DEFAULTS } from './storage-defaults.js';
+import { assertKeyPrefix, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { StoreStateTracker } from './store-state.js';
+import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
+
+export interface RedisStoreOptions {
+  /** redis:// or rediss:// (TLS); may carry user, password and db. Never logged. */
+  readonly url: string;
+  /** Wins over a password inside the URL. Never logged. */
+  readonly password?: string | undefined;
+  readonly keyPrefix?: string;
+  readonly logger: Logger;
+}
+
+// GET-compare-SET must be one step: two bridges refreshing the same session must not both win.
+const COMPARE_AND_SET_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return 1
+end
+return 0`;
+
+/** ioredis adds defineCommand methods at run time; this is the one we define. */
+interface ScriptCommands {
+  mcpCompareAndSet(key: string, expected: string, next: string, ttlSeconds: number): Promise<unknown>;
+}
+
+const CLIENT_OPTIONS: RedisOptions = Object.freeze({
+  // Fail fast while disconnected: a queued command would hold an OAuth request open for the whole
+  // outage, and a replayed GETDEL or CAS after reconnect could apply twice. Callers answer 503 instead.
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  commandTimeout: STORAGE_DEFAULTS.redisCommandTimeoutMs,
+  connectTimeout: STORAGE_DEFAULTS.redisConnectTimeoutMs,
+  // Always a number, so ioredis never gives up: the store heals by itself when Redis returns.
+  retryStrategy: (attempt: number) => Math.min(attempt * STORAGE_DEFAULTS.redisRetryStepMs, STORAGE_DEFAULTS.redisRetryMaxDelayMs),
+  connectionName: 'node-red-mcp',
+});
+
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  return new RedisStore(options);
+}
+
+/**
+ * Store over one ioredis connection. Connects at construction and reconnects forever; `state`
+ * follows the connection so the config node can show it, and every operation made while it is
+ * not `ready` rejects at once with StorageUnavailableError.
+ */
+export class RedisStore implements Store {
+  readonly mode = 'redis' as const;
+  private readonly client: Redis;
+  private readonly scripts: ScriptCommands;
+  private readonly tracker: StoreStateTracker;
+  private readonly logger: Logger;
+  private readonly keyPrefix: string;
+  private lastErrorToken: string | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: RedisStoreOptions) {
+    this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
+    assertKeyPrefix(this.keyPrefix);
+    this.logger = options.logger;
+    this.tracker = new StoreStateTracker('connecting', () => this.logger.warn('a storage state listener threw'));
+    this.client = openClient(options.url, options.password);
+    this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
+    this.scripts = this.client as unknown as ScriptCommands;
+    this.client.on('ready', () => this.enter('ready'));
+    // After an auth or TLS failure every retry fails the same way; stay `failed` until one succeeds.
+    this.client.on('reconnecting', () => this.enter(this.tracker.state === 'failed' ? 'failed' : 'reconnecting'));
+    this.client.on('error', (error: unknown) => this.noteError(error));
+    // Our retryStrategy never gives up, so `end` without close() means ioredis could not even set up
+    // a connection (e.g. bad TLS options): nothing will change without a person.
+    this.client.on('end', () => this.enter('failed'));
+  }
+
+  get state(): StoreState {
+    return this.tracker.state;
+  }
+
+  async put(key: StoreKey, value: string, ttlSeconds: number): Promise<void> {
+    assertValue(value);
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.render(key);
+    await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds));
+  }
+
+  async putIfAbsent(key: StoreKey, value: string, ttlSeconds: number): Promise<boolean> {
+    assertValue(value);
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.render(key);
+    return (await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds, 'NX'))) === 'OK';
+  }
+
+  async get(key: StoreKey): Promise<string | undefined> {
+    const rendered = this.render(key);
+    return (await this.run(() => this.client.get(rendered))) ?? undefined;
+  }
+
+  async take(key: StoreKey): Promise<string | undefined> {
+    const rendered = this.render(key);
+    return (await this.run(() => this.client.getdel(rendered))) ?? undefined;
+  }
+
+  async compareAndSet(key: StoreKey, expected: string, next: string, ttlSeconds: number): Promise<boolean> {
+    assertValue(expected);
+    assertValue(next);
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.render(key);
+    return (await this.run(() => this.scripts.mcpCompareAndSet(rendered, expected, next, ttlSeconds))) === 1;
+  }
+
+  async delete(key: StoreKey): Promise<void> {
+    const rendered = this.render(key);
+    await this.run(() => this.client.del(rendered));
+  }
+
+  onState(listener: (state: StoreState) => void): () => void {
+    return this.tracker.subscribe(listener);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.quit();
+    return this.closing;
+  }
+
+  private render(key: StoreKey): string {
+    return renderStoreKey(this.keyPrefix, key);
+  }
+
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new StorageUnavailableError('closed');
+    try {
+      return await operation();
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  private unavailable(error: unknown): StorageUnavailableError {
+    if (this.closing) return new StorageUnavailableError('closed');
+    const token = redisErrorToken(error);
+    if (token === 'TIMEOUT') return new StorageUnavailableError('timeout');
+    if (error instanceof Error && error.name === 'ReplyError') {
+      // The server is up but refused this command (OOM, an old Redis without GETDEL...): no state
+      // change will show it, so say what it was, by code only.
+      this.logger.warn(`redis storage refused a command (${token})`);
+      return new StorageUnavailableError('server_error');
+    }
+    // The connection dropped; `ready` here means ioredis has not yet reported the close.
+    const state = this.tracker.state;
+    return new StorageUnavailableError(state === 'ready' ? 'reconnecting' : state);
+  }
+
+  private noteError(error: unknown): void {
+    if (this.closing) return;
+    const token = redisErrorToken(error);
+    this.lastErrorToken = token;
+    this.logger.debug(`redis storage connection error (${token})`);
+    if (isConfigurationError(token)) this.enter('failed');
+  }
+
+  private enter(next: StoreState): void {
+    if (this.closing) return;
+    const previous = this.tracker.state;
+    if (!this.tracker.set(next)) return;
+    const cause = this.lastErrorToken ?? 'connection closed';
+    switch (next) {
+      case 'ready':
+        this.lastErrorToken = undefined;
+        this.logger.info(previous === 'connecting' ? 'redis storage ready' : 'redis storage reconnected');
+        break;
+      case 'reconnecting':
+        this.logger.warn(`redis storage unreachable (${cause}); retrying in the background`);
+        break;
+      case 'failed':
+        this.logger.error(failureHint(isConfigurationError(cause), cause));
+        break;
+      default:
+        break;
+    }
+  }
+
+  private async quit(): Promise<void> {
+    this.tracker.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STORAGE_DEFAULTS.redisQuitTimeoutMs);
+    });
+    try {
+      // QUIT lets replies in flight arrive; it rejects at once when offline, and may hang on a stuck server.
+      await Promise.race([this.client.quit(), deadline]);
+    } catch {
+      // Offline: nothing to finish, the disconnect below stops the reconnect timer.
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.client.status !== 'end') this.client.disconnect();
+    this.logger.debug('redis storage closed');
+  }
+}
+
+function failureHint(kind: 'auth' | 'tls' | undefined, cause: string): string {
+  if (kind === 'auth') return `redis storage refused the credentials (${cause}); check the password`;
+  if (kind === 'tls') return `redis storage TLS handshake failed (${cause}); check the rediss:// server certificate`;
+  return `redis storage stopped reconnecting (${cause})`;
+}
+
+function openClient(url: string, password: string | undefined): Redis {
+  try {
+    // ioredis lets URL fields win over options, so an explicit password must be taken out of the URL.
+    return new Redis(password ? withoutUrlPassword(url) : url, { ...CLIENT_OPTIONS, ...(password ? { password } : {}) });
+  } catch {
+    // The driver's message may quote the URL, and with it a password.
+    throw new McpPaletteError('invalid_redis_url', 'the Redis URL is not valid');
+  }
+}
+
+function withoutUrlPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password === '') return url;
+  parsed.password = '';
+  return parsed.toString();
+}

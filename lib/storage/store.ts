@@ -1,0 +1,61 @@
+import { McpPaletteError } from '../core/errors.js';
+
+/**
+ * Where one piece of short-lived OAuth state lives. The namespace keeps bridges with different
+ * providers, issuers or slugs apart; the kind names the record type (`state`, `code`, `token`...).
+ */
+export interface StoreKey {
+  readonly namespace: string;
+  readonly kind: string;
+  readonly id: string;
+}
+
+/** `connecting` only before the first connection; `failed` needs a person (bad password, TLS). */
+export type StoreState = 'ready' | 'connecting' | 'reconnecting' | 'failed';
+
+export type StoreMode = 'memory' | 'redis';
+
+/**
+ * Short-lived string values with a TTL, shared by every instance that uses the same backend.
+ * Every operation rejects with StorageUnavailableError while the backend is unreachable, and with a
+ * plain Error when the caller passes a malformed key or TTL (a programming error, not an outage).
+ */
+export interface Store {
+  readonly mode: StoreMode;
+  readonly state: StoreState;
+  /** Sets value with a TTL in whole seconds (>= 1), replacing any value and TTL already there. */
+  put(key: StoreKey, value: string, ttlSeconds: number): Promise<void>;
+  /** Sets only if absent (SET NX). true when it was set. */
+  putIfAbsent(key: StoreKey, value: string, ttlSeconds: number): Promise<boolean>;
+  get(key: StoreKey): Promise<string | undefined>;
+  /** Get-and-delete in one atomic step: of many concurrent takes exactly one sees the value. */
+  take(key: StoreKey): Promise<string | undefined>;
+  /** Replaces the value only if it currently equals `expected` (atomic) and sets the new TTL. */
+  compareAndSet(key: StoreKey, expected: string, next: string, ttlSeconds: number): Promise<boolean>;
+  delete(key: StoreKey): Promise<void>;
+  /** Calls listener on every state change (not with the current state). Returns an unsubscribe. */
+  onState(listener: (state: StoreState) => void): () => void;
+  /** Releases the connection or timer; later operations reject with StorageUnavailableError. */
+  close(): Promise<void>;
+}
+
+/** Why an operation could not reach the backend; safe to log and to show. */
+export type UnavailableReason = StoreState | 'closed' | 'timeout' | 'server_error';
+
+/**
+ * The backend could not answer. OAuth routes turn this into 503 `temporarily_unavailable`.
+ * Built from a reason token only: never the URL, password, key or the driver's own message.
+ */
+export class StorageUnavailableError extends McpPaletteError {
+  readonly reason: UnavailableReason;
+
+  constructor(reason: UnavailableReason) {
+    super('storage_unavailable', `storage unavailable (${reason})`, { reason });
+    this.name = 'StorageUnavailableError';
+    this.reason = reason;
+  }
+}
+
+export function isStorageUnavailable(error: unknown): error is StorageUnavailableError {
+  return error instanceof StorageUnavailableError;
+}

@@ -1,0 +1,56 @@
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
+import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
+import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-settings.js';
+import { createClientResolver } from '../../lib/auth/client-resolver.js';
+import { createUpstreamSignIn } from '../../lib/auth/upstream/upstream-sign-in.js';
+import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
+import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
+
+interface McpAuthDef extends NodeDef {
+  storage?: string;
+}
+
+/** Endpoints with OAuth access read `configuration`; `configError` says why there is none. */
+export interface McpAuthNode extends Node<Record<keyof AuthCredentials, unknown>> {
+  configuration?: AuthConfiguration;
+  configError?: string;
+}
+
+export default function (RED: NodeAPI) {
+  function McpAuth(this: McpAuthNode, config: McpAuthDef) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const logger = {
+      debug: (message: string) => node.debug(message),
+      info: (message: string) => node.log(message),
+      warn: (message: string) => node.warn(message),
+      error: (message: string) => node.error(message),
+    };
+    try {
+      const settings = parseAuthConfig(config as unknown as Record<string, unknown>, node.credentials as AuthCredentials);
+      const storageNode = RED.nodes.getNode(config.storage ?? '') as McpRedisNode | null;
+      if (!storageNode) throw new McpPaletteError('no_storage', 'no storage selected');
+      if (!storageNode.store) throw new McpPaletteError('invalid_storage', 'storage configuration is invalid', { reason: storageNode.configError ?? '' });
+      node.configuration = Object.freeze({
+        id: node.id,
+        slug: settings.slug,
+        namespace: settings.namespace,
+        scopes: settings.provider.scopes,
+        accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
+        store: storageNode.store,
+        clients: createClientResolver(settings.pinnedClients, settings.allowList, logger),
+        createUpstream: (redirectUri: string) => createUpstreamSignIn(settings.provider, redirectUri),
+        audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
+        logger,
+      });
+    } catch (error) {
+      if (!(error instanceof McpPaletteError)) throw error;
+      node.configError = RED._(`mcp-auth.errors.${catalogKey(error.code)}`, { ...error.params });
+      node.error(node.configError);
+    }
+  }
+  RED.nodes.registerType('mcp-auth', McpAuth, {
+    credentials: { oidcClientSecret: { type: 'password' }, entraClientSecret: { type: 'password' } },
+  });
+}

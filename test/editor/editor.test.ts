@@ -1,0 +1,377 @@
+// End-to-end test of the palette in the Node-RED editor: a real Node-RED (the packed palette from
+// .runtime-fixture) with the shipped example flow, driven in headless system Chromium through
+// playwright-core. Skips, with the reason, when Chromium is not installed.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
+import { exampleFlow } from '../support/flows.js';
+import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
+import { freePort } from '../support/ports.js';
+
+// Globals of the editor page, only ever used inside page.evaluate / waitForFunction callbacks.
+declare const RED: any;
+declare const monaco: any;
+declare const ace: any;
+
+const ADD_NUMBERS = '5a1e0c7d2b3f4e04';
+const GREET = '5a1e0c7d2b3f4e05';
+const FLOW_SERVER = '5a1e0c7d2b3f4e03';
+const RUNTIME = '5a1e0c7d2b3f4e02';
+const WAIT = { timeout: 30_000 };
+
+const INVALID_SCHEMA = '{"type":"object","properties":{"a":{"type":"numbr"}}}';
+const VALID_SCHEMA = '{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]}';
+
+type Catalog = Record<string, any>;
+
+// The example's MCP nodes (the runtime's port does not matter here).
+const exampleMcpNodes = exampleFlow(0).filter((node) => node.type.startsWith('mcp-'));
+
+const skip = chromiumMissing();
+
+/** Replaces the text of the code editor (monaco by default, ace if so configured) inside `containerId`. */
+async function setCodeEditorText(page: Page, containerId: string, text: string): Promise<void> {
+  await page.evaluate(
+    ({ containerId, text }) => {
+      const container = document.getElementById(containerId);
+      if (!container) throw new Error(`no element #${containerId}`);
+      if (typeof monaco !== 'undefined') {
+        const editor = monaco.editor.getEditors().find((e: any) => container.contains(e.getContainerDomNode()));
+        if (!editor) throw new Error(`no monaco editor in #${containerId}`);
+        editor.setValue(text);
+        return;
+      }
+      if (typeof ace !== 'undefined') {
+        ace.edit(container).setValue(text, -1);
+        return;
+      }
+      throw new Error('neither monaco nor ace is loaded');
+    },
+    { containerId, text },
+  );
+}
+
+async function openNodeDialog(page: Page, id: string, firstField: string): Promise<void> {
+  await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
+  await page.locator(firstField).waitFor({ state: 'visible', ...WAIT });
+}
+
+/**
+ * Cancels every open edit tray, topmost first (also after a failed test, so the next one starts
+ * clean). Node-RED keeps only the topmost tray in the DOM, so this clicks the one Cancel button there
+ * is and waits for that button to go before looking for the next.
+ */
+async function cancelOpenDialogs(page: Page): Promise<void> {
+  for (let i = 0; i < 5; i += 1) {
+    const cancel = await page.$('#node-config-dialog-cancel, #node-dialog-cancel');
+    if (!cancel) return;
+    await cancel.click(WAIT);
+    await page.waitForFunction((button) => !button.isConnected, cancel, WAIT);
+    await cancel.dispose();
+  }
+}
+
+describe('Node-RED editor with the example flow', () => {
+  let nodeRed: NodeRedProcess | undefined;
+  let session: EditorBrowser | undefined;
+  let mcpPort = 0;
+  // The en-US catalogs as this Node-RED serves them to the editor (the packed palette, which may be
+  // older or newer than the working tree's locales/), so expected texts match what the page shows.
+  let toolText: Catalog = {};
+  let serverText: Catalog = {};
+  let runtimeText: Catalog = {};
+  let shotDir = '';
+  const page = () => session!.page;
+  const mentionsPalette = (text: string) => /mcp|flowmcp/i.test(text);
+
+  before(async () => {
+    if (skip) return;
+    shotDir = mkdtempSync(join(tmpdir(), 'nr-mcp-editor-shots-'));
+    mcpPort = await freePort();
+    nodeRed = await startNodeRed(exampleFlow(mcpPort));
+    const response = await fetch(`${nodeRed.adminUrl}/nodes/messages?lng=en-US`);
+    assert.equal(response.status, 200, 'Node-RED serves the node catalogs');
+    const catalogs = (await response.json()) as Record<string, Catalog>;
+    const catalog = (type: string): Catalog => {
+      const entry = catalogs[`@flowmcp/node-red-mcp/${type}`]?.[type];
+      assert.ok(entry, `Node-RED serves the en-US catalog of ${type}`);
+      return entry;
+    };
+    toolText = catalog('mcp-tool-registry');
+    serverText = catalog('mcp-flow-server');
+    runtimeText = catalog('mcp-runtime');
+    session = await launchEditorBrowser();
+    await openEditor(session.page, nodeRed.adminUrl, { nodeId: ADD_NUMBERS, paletteType: 'mcp-tool-registry' });
+  });
+
+  afterEach(async () => {
+    if (session) await cancelOpenDialogs(session.page);
+  });
+
+  after(async () => {
+    await session?.close();
+    await nodeRed?.stop();
+  });
+
+  it('loads the palette in an MCP category and shows the example without validation errors', { skip }, async (t) => {
+    const p = page();
+    const editor = await p.evaluate(() => ({
+      version: RED.settings.version,
+      codeEditor: typeof monaco !== 'undefined' ? 'monaco' : typeof ace !== 'undefined' ? 'ace' : 'none',
+    }));
+    t.diagnostic(`Node-RED ${editor.version} on Node ${process.version}, code editor: ${editor.codeEditor}`);
+    const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
+    await category.waitFor({ state: 'visible', ...WAIT });
+    for (const [type, label] of [
+      ['mcp-flow-server', serverText.paletteLabel],
+      ['mcp-tool-registry', toolText.paletteLabel],
+    ]) {
+      const entry = category.locator(`.red-ui-palette-node[data-palette-type="${type}"]`);
+      assert.equal(await entry.count(), 1, `${type} is in the MCP palette category`);
+      assert.equal((await entry.locator('.red-ui-palette-label').innerText()).trim(), label);
+    }
+    // Every node type has its help text (locales/en-US/<type>.html) for the info sidebar.
+    const help = await p.evaluate(() =>
+      ['mcp-flow-server', 'mcp-tool-registry', 'mcp-runtime'].map((type) => [
+        type,
+        (document.querySelector(`script[data-help-name="${type}"]`)?.textContent ?? '').trim().length > 0,
+      ]),
+    );
+    assert.deepEqual(help, [
+      ['mcp-flow-server', true],
+      ['mcp-tool-registry', true],
+      ['mcp-runtime', true],
+    ]);
+    // The runtime is a config node: in no palette category.
+    assert.equal(await p.locator('.red-ui-palette-node[data-palette-type="mcp-runtime"]').count(), 0);
+
+    const states = await p.evaluate(
+      (ids) =>
+        ids.map((id) => {
+          const node = RED.nodes.node(id);
+          return { id, found: Boolean(node), valid: node?.valid, errors: node?.validationErrors ?? [] };
+        }),
+      exampleMcpNodes.map((node) => node.id),
+    );
+    assert.equal(states.length, 4);
+    for (const state of states) {
+      assert.ok(state.found, `node ${state.id} is in the editor`);
+      assert.equal(state.valid, true, `node ${state.id} is valid (validation errors: ${JSON.stringify(state.errors)})`);
+    }
+    // No red triangle drawn on the workspace for the example's nodes.
+    for (const node of exampleMcpNodes.filter((n) => n.type !== 'mcp-runtime')) {
+      const group = p.locator(`g.red-ui-flow-node-group[id="${node.id}"]`);
+      await group.waitFor({ state: 'attached', ...WAIT });
+      // The badge exists on every node and is hidden while the node is valid.
+      assert.equal(await group.locator('.red-ui-flow-node-error.hide').count(), 1, `hidden error badge on ${node.id}`);
+      assert.equal(await group.locator('.red-ui-flow-node-error:not(.hide)').count(), 0, `no error badge shown on ${node.id}`);
+    }
+
+    const ours = [...session!.pageErrors, ...session!.consoleErrors].filter(mentionsPalette);
+    assert.deepEqual(ours, [], 'no page or console errors mention the MCP nodes');
+    assert.deepEqual(session!.failedResponses.filter(mentionsPalette), [], 'every palette resource (html, catalog, icons) loaded');
+  });
+
+  it('checks the input schema inline: lists the errors of an invalid schema, then reports a valid one', { skip }, async () => {
+    const p = page();
+    await openNodeDialog(p, ADD_NUMBERS, '#node-input-toolName');
+    const status = p.locator('#mcp-tool-registry-inputSchema-status');
+    const valid = status.locator('.mcp-schema-valid');
+    const errors = status.locator('ul.mcp-schema-errors');
+    // The example's schema is checked as the dialog opens.
+    await valid.waitFor({ state: 'visible', ...WAIT });
+    assert.equal((await valid.innerText()).trim(), toolText.schema.valid);
+
+    await setCodeEditorText(p, 'node-input-inputSchema-editor', INVALID_SCHEMA);
+    await errors.waitFor({ state: 'visible', ...WAIT });
+    const listed = await errors.locator('li').allInnerTexts();
+    assert.ok(listed.length >= 1, 'at least one error is listed');
+    assert.ok(
+      listed.some((text) => text.includes('/properties/a/type') || text.includes('must be equal to one of the allowed values')),
+      `the errors point at properties.a.type: ${JSON.stringify(listed)}`,
+    );
+    assert.equal(await valid.count(), 0, 'no "valid" message next to the errors');
+
+    await errors.scrollIntoViewIfNeeded();
+    const shot = join(shotDir, 'tool-dialog-schema-errors.png');
+    await p.screenshot({ path: shot });
+    console.log(`editor screenshot (tool dialog with schema errors): ${shot}`);
+
+    await setCodeEditorText(p, 'node-input-inputSchema-editor', VALID_SCHEMA);
+    await valid.waitFor({ state: 'visible', ...WAIT });
+    assert.equal((await valid.innerText()).trim(), toolText.schema.valid);
+    assert.equal(await errors.count(), 0, 'the error list is gone');
+
+    // Text that is not JSON is reported locally, without asking the runtime.
+    await setCodeEditorText(p, 'node-input-inputSchema-editor', '{"type": ');
+    await errors.waitFor({ state: 'visible', ...WAIT });
+    assert.match((await errors.innerText()).trim(), /^not valid JSON \(/);
+
+    await p.locator('#node-dialog-cancel').click(WAIT);
+    await p.locator('#node-input-toolName').waitFor({ state: 'detached', ...WAIT });
+    const kept = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { inputSchema: node.inputSchema, dirty: Boolean(node.changed), valid: node.valid };
+    }, ADD_NUMBERS);
+    const original = exampleMcpNodes.find((node) => node.id === ADD_NUMBERS)!;
+    assert.deepEqual(kept, { inputSchema: original.inputSchema, dirty: false, valid: true }, 'cancel leaves the node as it was');
+  });
+
+  it('marks an invalid tool name, warns about a duplicate one, and clears both for a valid name', { skip }, async () => {
+    const p = page();
+    await openNodeDialog(p, ADD_NUMBERS, '#node-input-toolName');
+    const toolName = p.locator('#node-input-toolName');
+    const duplicate = p.locator('#mcp-tool-registry-duplicate');
+    assert.equal(await toolName.inputValue(), 'add_numbers');
+    await p.waitForFunction(() => !document.querySelector('#node-input-toolName')!.classList.contains('input-error'), null, WAIT);
+    assert.equal(await duplicate.isVisible(), false);
+
+    await toolName.fill('bad name');
+    await toolName.dispatchEvent('change');
+    await p.locator('#node-input-toolName.input-error').waitFor({ state: 'attached', ...WAIT });
+    // Node-RED shows the validator's message as the field's tooltip.
+    await toolName.hover();
+    const tooltip = p.locator('.red-ui-popover', { hasText: toolText.errors.invalidToolName });
+    await tooltip.waitFor({ state: 'visible', ...WAIT });
+
+    await toolName.fill('greet');
+    await toolName.dispatchEvent('change');
+    await p.waitForFunction(() => !document.querySelector('#node-input-toolName')!.classList.contains('input-error'), null, WAIT);
+    await duplicate.waitFor({ state: 'visible', ...WAIT });
+    assert.equal(
+      (await duplicate.innerText()).trim(),
+      toolText.tip.duplicate.replace('__tool__', 'greet').replace('__other__', GREET),
+    );
+
+    await toolName.fill('add_numbers');
+    await toolName.dispatchEvent('change');
+    await duplicate.waitFor({ state: 'hidden', ...WAIT });
+    assert.equal(await p.locator('#node-input-toolName.input-error').count(), 0);
+
+    // The other validated fields react the same way.
+    const timeout = p.locator('#node-input-timeout');
+    await timeout.fill('0');
+    await timeout.dispatchEvent('change');
+    await p.locator('#node-input-timeout.input-error').waitFor({ state: 'attached', ...WAIT });
+
+    await p.locator('#node-dialog-cancel').click(WAIT);
+    await toolName.waitFor({ state: 'detached', ...WAIT });
+    const kept = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { toolName: node.toolName, timeout: String(node.timeout), dirty: Boolean(node.changed) };
+    }, ADD_NUMBERS);
+    assert.deepEqual(kept, { toolName: 'add_numbers', timeout: '60', dirty: false });
+  });
+
+  it('previews the endpoint URL of the flow server and its runtime, and offers OAuth disabled until the palette has an mcp-auth node', { skip }, async () => {
+    const p = page();
+    await openNodeDialog(p, FLOW_SERVER, '#node-input-serverName');
+    const preview = p.locator('#mcp-flow-server-endpoint-url');
+    const expectedUrl = `http://127.0.0.1:${mcpPort}/mcp`;
+    await p.waitForFunction(
+      (url) => (document.getElementById('mcp-flow-server-endpoint-url')?.textContent ?? '').includes(url),
+      expectedUrl,
+      WAIT,
+    );
+    assert.equal((await preview.innerText()).trim(), serverText.tip.endpointUrl.replace('__url__', expectedUrl));
+    assert.equal(await p.locator('#node-input-runtime').inputValue(), RUNTIME);
+
+    const access = p.locator('#node-input-access');
+    assert.equal(await access.inputValue(), 'local');
+    const options = await access.locator('option').evaluateAll((els) =>
+      els.map((el) => ({ value: (el as HTMLOptionElement).value, disabled: (el as HTMLOptionElement).disabled, text: el.textContent?.trim() })),
+    );
+    // OAuth needs the mcp-auth node: until the palette ships it, the option is shown but disabled.
+    const hasAuthNode = await p.evaluate(() => Boolean(RED.nodes.getType('mcp-auth')));
+    assert.deepEqual(options, [
+      { value: 'local', disabled: false, text: serverText.access.local },
+      { value: 'oauth', disabled: !hasAuthNode, text: serverText.access.oauth },
+    ]);
+    assert.equal(await p.locator('#mcp-flow-server-access-warning').isVisible(), false, 'no loopback warning for 127.0.0.1');
+
+    // The preview follows the path as it is typed, and a reserved path is marked invalid.
+    const path = p.locator('#node-input-path');
+    await path.fill('/tools');
+    await p.waitForFunction(
+      (url) => (document.getElementById('mcp-flow-server-endpoint-url')?.textContent ?? '').includes(url),
+      `http://127.0.0.1:${mcpPort}/tools`,
+      WAIT,
+    );
+    await path.fill('/oauth/x');
+    await path.dispatchEvent('change');
+    await p.locator('#node-input-path.input-error').waitFor({ state: 'attached', ...WAIT });
+
+    // The runtime's own dialog (the config node's edit button) previews the listener address and
+    // warns when the bind address is not loopback.
+    await p.locator('#node-input-btn-runtime-edit').click(WAIT);
+    const host = p.locator('#node-config-input-host');
+    await host.waitFor({ state: 'visible', ...WAIT });
+    const runtimeUrl = p.locator('#mcp-runtime-endpoint-url');
+    const exposed = p.locator('#mcp-runtime-host-exposed');
+    assert.equal(await host.inputValue(), '127.0.0.1');
+    assert.equal((await runtimeUrl.innerText()).trim(), runtimeText.tip.endpointUrl.replace('__url__', `http://127.0.0.1:${mcpPort}`));
+    assert.equal(await exposed.isVisible(), false);
+    await host.fill('0.0.0.0');
+    await exposed.waitFor({ state: 'visible', ...WAIT });
+    assert.equal((await exposed.innerText()).trim(), runtimeText.tip.hostExposed.replace('__host__', '0.0.0.0'));
+    assert.equal((await runtimeUrl.innerText()).trim(), runtimeText.tip.endpointUrl.replace('__url__', `http://0.0.0.0:${mcpPort}`));
+    assert.equal(await p.locator('#node-config-input-host.input-error').count(), 0, '0.0.0.0 is a valid bind address');
+    await p.locator('#node-config-dialog-cancel').click(WAIT);
+    await host.waitFor({ state: 'detached', ...WAIT });
+    assert.equal(await p.evaluate((id) => RED.nodes.node(id).host, RUNTIME), '127.0.0.1');
+
+    await p.locator('#node-dialog-cancel').click(WAIT);
+    await preview.waitFor({ state: 'detached', ...WAIT });
+    assert.equal(await p.evaluate((id) => RED.nodes.node(id).path, FLOW_SERVER), '/mcp');
+  });
+
+  it('saving invalid values marks the node with the red triangle and the catalog messages; undo restores it', { skip }, async () => {
+    const p = page();
+    const shownBadge = p.locator(`g.red-ui-flow-node-group[id="${GREET}"] .red-ui-flow-node-error:not(.hide)`);
+    assert.equal(await shownBadge.count(), 0);
+
+    await openNodeDialog(p, GREET, '#node-input-toolName');
+    await p.locator('#mcp-tool-registry-inputSchema-status .mcp-schema-valid').waitFor({ state: 'visible', ...WAIT });
+    await p.locator('#node-input-toolName').fill('bad name');
+    await setCodeEditorText(p, 'node-input-inputSchema-editor', '{"type":"array"}');
+    await p.locator('#node-dialog-ok').click(WAIT);
+    await p.locator('#node-input-toolName').waitFor({ state: 'detached', ...WAIT });
+
+    await shownBadge.waitFor({ state: 'attached', ...WAIT });
+    const saved = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { toolName: node.toolName, inputSchema: node.inputSchema, valid: node.valid, errors: node.validationErrors };
+    }, GREET);
+    assert.deepEqual(saved, {
+      toolName: 'bad name',
+      inputSchema: '{"type":"array"}',
+      valid: false,
+      errors: [
+        toolText.errors.invalidToolName,
+        toolText.errors.invalidInputSchema.replace('__reason__', toolText.validation.rootType),
+      ],
+    });
+
+    await p.evaluate(() => RED.history.pop());
+    await shownBadge.waitFor({ state: 'detached', ...WAIT });
+    const restored = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { toolName: node.toolName, valid: node.valid, dirty: RED.nodes.dirty() };
+    }, GREET);
+    assert.deepEqual(restored, { toolName: 'greet', valid: true, dirty: false });
+  });
+
+  it('kept the whole session free of palette errors and off-host requests', { skip }, (t) => {
+    const s = session!;
+    // Node-RED's own noise, if any, is reported but not failed on.
+    for (const line of [...s.consoleErrors, ...s.failedResponses].filter((text) => !mentionsPalette(text))) t.diagnostic(`other: ${line}`);
+    assert.deepEqual(s.pageErrors, [], 'no uncaught page errors');
+    assert.deepEqual(s.consoleErrors.filter(mentionsPalette), [], 'no console errors about the MCP nodes');
+    assert.deepEqual(s.failedResponses.filter(mentionsPalette), [], 'no failed requests to palette routes');
+    assert.deepEqual(s.offHostRequests, [], 'the editor made no request off 127.0.0.1');
+  });
+});

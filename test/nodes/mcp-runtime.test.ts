@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import {
+  flowOf,
+  flowServerDef,
+  freePort,
+  helper,
+  lastStatus,
+  loadPalette,
+  messagesOf,
+  probeEndpoint,
+  runtimeDef,
+  toolDef,
+  waitForStatus,
+  type NodeModule,
+} from './node-helper.js';
+
+describe('mcp-runtime', () => {
+  let nodes: NodeModule[];
+
+  before(async () => {
+    await helper.startServer();
+    const palette = await loadPalette();
+    nodes = [palette['mcp-runtime'], palette['mcp-flow-server'], palette['mcp-tool-registry']];
+  });
+  after(() => helper.stopServer());
+  afterEach(() => helper.unload());
+
+  it('loads with defaults when the editor left every field empty', async () => {
+    await helper.load(nodes, flowOf({ id: 'rt', type: 'mcp-runtime', port: '', host: '', baseUrl: '' }));
+    const runtime = helper.getNode('rt');
+    assert.ok(runtime, 'the runtime config node exists');
+    assert.deepEqual({ ...runtime.settings }, { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+    assert.equal(runtime.configError, undefined);
+    assert.deepEqual(messagesOf(runtime, 'error'), []);
+  });
+
+  it('reads the port as a number and drops a trailing slash from the Base URL', async () => {
+    await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { baseUrl: 'https://mcp.example.com/tools/' })));
+    const runtime = helper.getNode('rt');
+    assert.deepEqual({ ...runtime.settings }, { port: 4567, host: '127.0.0.1', baseUrl: 'https://mcp.example.com/tools' });
+    assert.deepEqual(messagesOf(runtime, 'error'), []);
+  });
+
+  it('logs an error for port 70000 and endpoints using it fail with a red status', async () => {
+    await helper.load(nodes, flowOf(
+      runtimeDef('rt', '70000'),
+      flowServerDef('srv', 'rt'),
+      toolDef('tool', 'echo'),
+    ));
+    const runtime = helper.getNode('rt');
+    assert.equal(runtime.settings, undefined);
+    assert.deepEqual(messagesOf(runtime, 'error'), ['Port must be a whole number from 1 to 65535']);
+
+    const server = helper.getNode('srv');
+    const status = await waitForStatus(server, 'red');
+    assert.equal(status.shape, 'ring');
+    assert.match(status.text ?? '', /MCP runtime configuration is invalid: Port must be a whole number from 1 to 65535/);
+    assert.ok(
+      messagesOf(server, 'error').some((text) => text.includes('MCP runtime configuration is invalid')),
+      'the flow-server logs why it does not start',
+    );
+    // Nothing ever turns it green: it has no endpoint to start.
+    assert.equal(lastStatus(server)?.fill, 'red');
+  });
+
+  it('logs an error for a Base URL with a query string', async () => {
+    const port = await freePort();
+    await helper.load(nodes, flowOf(runtimeDef('rt', port, { baseUrl: 'https://mcp.example.com/?a=1' }), flowServerDef('srv', 'rt')));
+    const runtime = helper.getNode('rt');
+    assert.deepEqual(messagesOf(runtime, 'error'), ['Base URL must be an absolute http(s) URL without query or fragment']);
+    const status = await waitForStatus(helper.getNode('srv'), 'red');
+    assert.match(status.text ?? '', /MCP runtime configuration is invalid: Base URL/);
+    assert.equal(await probeEndpoint(port), 'refused');
+  });
+});

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import {
+  flowOf,
+  flowServerDef,
+  freePort,
+  helper,
+  lastStatus,
+  loadPalette,
+  messagesOf,
+  rpc,
+  runtimeDef,
+  toolDef,
+  waitForStatus,
+  type NodeModule,
+} from './node-helper.js';
+
+describe('mcp-tool-registry', () => {
+  let nodes: NodeModule[];
+
+  before(async () => {
+    await helper.startServer();
+    const palette = await loadPalette();
+    nodes = [palette['mcp-runtime'], palette['mcp-flow-server'], palette['mcp-tool-registry']];
+  });
+  after(() => helper.stopServer());
+  afterEach(() => helper.unload());
+
+  it('shows a green status naming the tool and its endpoint', async () => {
+    await helper.load(nodes, flowOf(toolDef('tool', 'get_weather')));
+    const tool = helper.getNode('tool');
+    assert.deepEqual(lastStatus(tool), { fill: 'green', shape: 'dot', text: 'get_weather on /mcp' });
+    assert.deepEqual(messagesOf(tool, 'error'), []);
+  });
+
+  it('says "all endpoints" for a Shared tool', async () => {
+    await helper.load(nodes, flowOf(toolDef('tool', 'lookup', { endpoint: '*' })));
+    assert.deepEqual(lastStatus(helper.getNode('tool')), { fill: 'green', shape: 'dot', text: 'lookup on all endpoints' });
+  });
+
+  it('refuses input schema text that is not JSON: red ring and an error', async () => {
+    await helper.load(nodes, flowOf(toolDef('tool', 'broken', { inputSchema: '{"type": "object",' })));
+    const tool = helper.getNode('tool');
+    const status = lastStatus(tool);
+    assert.equal(status?.fill, 'red');
+    assert.equal(status?.shape, 'ring');
+    assert.match(status?.text ?? '', /^Input schema: not valid JSON/);
+    const errors = messagesOf(tool, 'error');
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0], status?.text, 'the log says what the status says');
+  });
+
+  it('refuses an input schema whose root is not an object schema', async () => {
+    await helper.load(nodes, flowOf(toolDef('tool', 'broken', { inputSchema: '{"type":"array"}' })));
+    const tool = helper.getNode('tool');
+    assert.deepEqual(lastStatus(tool), { fill: 'red', shape: 'ring', text: 'Input schema: the root must have "type": "object"' });
+    assert.deepEqual(messagesOf(tool, 'error'), ['Input schema: the root must have "type": "object"']);
+  });
+
+  it('refuses an output schema that JSON Schema rejects', async () => {
+    await helper.load(nodes, flowOf(
+      toolDef('tool', 'broken', { outputSchema: '{"type":"object","properties":{"n":{"type":"numbr"}}}' }),
+    ));
+    const status = lastStatus(helper.getNode('tool'));
+    assert.equal(status?.fill, 'red');
+    assert.match(status?.text ?? '', /^Output schema: \/properties\/n\/type: /);
+  });
+
+  it('refuses an invalid tool name', async () => {
+    await helper.load(nodes, flowOf(toolDef('tool', 'has spaces')));
+    assert.deepEqual(lastStatus(helper.getNode('tool')), {
+      fill: 'red',
+      shape: 'ring',
+      text: 'Tool name must be 1-128 characters: letters, digits, _ - and .',
+    });
+  });
+
+  it('refuses a second tool of the same name on the same path, and the endpoint serves the first', async () => {
+    const port = await freePort();
+    await helper.load(nodes, flowOf(
+      runtimeDef('rt', port),
+      flowServerDef('srv', 'rt'),
+      toolDef('first', 'echo', { description: 'the first echo' }),
+      toolDef('second', 'echo', { description: 'the second echo' }),
+    ));
+    assert.deepEqual(lastStatus(helper.getNode('first')), { fill: 'green', shape: 'dot', text: 'echo on /mcp' });
+    const second = helper.getNode('second');
+    const status = lastStatus(second);
+    assert.equal(status?.fill, 'red');
+    assert.equal(status?.shape, 'ring');
+    assert.match(status?.text ?? '', /Tool echo is already declared for \/mcp by node first/);
+    assert.equal(messagesOf(second, 'error').length, 1);
+
+    await waitForStatus(helper.getNode('srv'), 'green');
+    const listed = await rpc(port, 'tools/list');
+    assert.deepEqual(
+      listed.body.result.tools.map((tool: { name: string; description: string }) => [tool.name, tool.description]),
+      [['echo', 'the first echo']],
+    );
+  });
+
+  it('refuses a Shared tool whose name is already declared on a path', async () => {
+    await helper.load(nodes, flowOf(toolDef('onPath', 'echo'), toolDef('shared', 'echo', { endpoint: '*' })));
+    assert.equal(lastStatus(helper.getNode('onPath'))?.fill, 'green');
+    assert.match(lastStatus(helper.getNode('shared'))?.text ?? '', /Tool echo is already declared for all endpoints by node onPath/);
+  });
+
+  it('allows the same tool name on different paths', async () => {
+    await helper.load(nodes, flowOf(toolDef('a', 'echo', { endpoint: '/a' }), toolDef('b', 'echo', { endpoint: '/b' })));
+    assert.deepEqual(lastStatus(helper.getNode('a')), { fill: 'green', shape: 'dot', text: 'echo on /a' });
+    assert.deepEqual(lastStatus(helper.getNode('b')), { fill: 'green', shape: 'dot', text: 'echo on /b' });
+  });
+
+  it('frees the tool name when the flow is unloaded', async () => {
+    await helper.load(nodes, flowOf(toolDef('first', 'echo')));
+    await helper.unload();
+    await helper.load(nodes, flowOf(toolDef('other', 'echo')));
+    assert.equal(lastStatus(helper.getNode('other'))?.fill, 'green');
+  });
+
+  describe('POST /mcp-tool-registry/validate-schema', () => {
+    it('accepts a valid schema', async () => {
+      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
+      const response = await helper.request()
+        .post('/mcp-tool-registry/validate-schema')
+        .send({ schema: '{"type":"object"}', kind: 'input' });
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.body, { valid: true, errors: [] });
+    });
+
+    it('rejects a root that is not "type": "object"', async () => {
+      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
+      const response = await helper.request()
+        .post('/mcp-tool-registry/validate-schema')
+        .send({ schema: '{"type":"objekt"}', kind: 'input' });
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.body, { valid: false, errors: ['the root must have "type": "object"'] });
+    });
+
+    it('rejects a schema that JSON Schema itself refuses', async () => {
+      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
+      const response = await helper.request()
+        .post('/mcp-tool-registry/validate-schema')
+        .send({ schema: '{"type":"object","properties":{"a":{"type":"strin"}}}', kind: 'input' });
+      assert.equal(response.status, 200);
+      assert.equal(response.body.valid, false);
+      assert.ok(response.body.errors.length > 0);
+      for (const error of response.body.errors as string[]) assert.match(error, /^\/properties\/a\/type: /);
+    });
+
+    it('treats an empty output schema as valid and an empty input schema as missing', async () => {
+      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
+      const output = await helper.request().post('/mcp-tool-registry/validate-schema').send({ schema: '', kind: 'output' });
+      assert.deepEqual(output.body, { valid: true, errors: [] });
+      const input = await helper.request().post('/mcp-tool-registry/validate-schema').send({ schema: '', kind: 'input' });
+      assert.equal(input.body.valid, false);
+    });
+
+    it('answers 400 when the schema is not a string', async () => {
+      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
+      const response = await helper.request()
+        .post('/mcp-tool-registry/validate-schema')
+        .send({ schema: { type: 'object' }, kind: 'input' });
+      assert.equal(response.status, 400);
+      assert.equal(response.body.valid, false);
+    });
+  });
+});

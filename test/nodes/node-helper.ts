@@ -1,0 +1,258 @@
+// Shared set-up for the node tests: node-red-node-test-helper on the Node-RED line under test, the
+// compiled palette modules, the palette's real message catalogs, and small waits and HTTP calls.
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
+/** `node-red` (4.1.x) by default; `node-red-5` runs the same tests on Node-RED 5. */
+export const NODE_RED_PACKAGE = process.env.NODE_RED_PACKAGE ?? 'node-red';
+
+/** dist/test/nodes/node-helper.js -> the repository root. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** One recorded call of a spied Node method (sinon's SpyCall, reduced to what the tests read). */
+export interface SpyCall {
+  readonly thisValue: unknown;
+  readonly args: unknown[];
+}
+
+/** A node as the tests see it: Node-RED's Node, with the helper's sinon spies on its prototype methods. */
+export interface TestNode {
+  readonly id: string;
+  readonly type: string;
+  receive(msg: Record<string, unknown>): void;
+  on(event: 'input', listener: (msg: Record<string, any>) => void): void;
+  [key: string]: any;
+}
+
+export type NodeModule = (RED: any) => void | Promise<void>;
+
+interface NodeTestHelper {
+  init(runtimePath: string, userSettings?: object): void;
+  load(nodes: NodeModule[], flow: object[], credentials?: object): Promise<void>;
+  unload(): Promise<void>;
+  setFlows(flow: object[], type: 'full' | 'flows' | 'nodes', credentials?: object): Promise<void>;
+  getNode(id: string): TestNode;
+  startServer(): Promise<void>;
+  stopServer(): Promise<void>;
+  request(): any;
+}
+
+export const helper: NodeTestHelper = require('node-red-node-test-helper');
+helper.init(require.resolve(NODE_RED_PACKAGE));
+
+export const PALETTE_TYPES = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry'] as const;
+export type PaletteType = (typeof PALETTE_TYPES)[number];
+
+interface NodeRedI18n {
+  registerMessageCatalog(namespace: string, dir: string, file: string): Promise<void>;
+  _(key: string, params?: Record<string, unknown>): string;
+}
+
+/**
+ * Imports the compiled node modules. The helper hands every module `RED._ = key => key`, which
+ * would leave statuses and log lines as bare catalog keys; each module gets Node-RED's own i18n
+ * instead, reading the catalog the build copied beside the node, so the tests see the words users
+ * see and a missing catalog key shows up as a failing assertion.
+ * Call after `helper.startServer()` (it initialises Node-RED's i18n).
+ */
+export async function loadPalette(): Promise<Record<PaletteType, NodeModule>> {
+  const nodeRedRequire = createRequire(require.resolve(NODE_RED_PACKAGE));
+  const { i18n } = nodeRedRequire('@node-red/util') as { i18n: NodeRedI18n };
+  const modules = {} as Record<PaletteType, NodeModule>;
+  for (const type of PALETTE_TYPES) {
+    const dir = join(ROOT, 'dist', 'nodes', type);
+    const namespace = `flowmcp-test/${type}`;
+    await i18n.registerMessageCatalog(namespace, join(dir, 'locales'), `${type}.json`);
+    const module = (await import(pathToFileURL(join(dir, `${type}.js`)).href)) as { default: NodeModule };
+    modules[type] = (RED: any) => module.default({ ...RED, _: (key: string, params?: Record<string, unknown>) => i18n._(`${namespace}:${key}`, params) });
+  }
+  return modules;
+}
+
+/** A port that was free a moment ago on loopback. Each test uses its own: listeners are shared per port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+// ---- flow definitions -------------------------------------------------------------------------
+// Shaped like an editor export: flow nodes on a tab with x/y (Node-RED treats a node without x/y
+// as a config node), config nodes global.
+
+export const TAB_ID = 'tab1';
+
+/** A deployable flow: the tab, then the given nodes. */
+export function flowOf(...nodes: object[]): object[] {
+  return [{ id: TAB_ID, type: 'tab', label: 'node tests' }, ...nodes];
+}
+
+let nextY = 0;
+function onTab() {
+  nextY += 40;
+  return { z: TAB_ID, x: 200, y: nextY };
+}
+
+export function runtimeDef(id: string, port: number | string, extra: Record<string, unknown> = {}) {
+  return { id, type: 'mcp-runtime', port: String(port), host: '127.0.0.1', baseUrl: '', ...extra };
+}
+
+export function flowServerDef(id: string, runtime: string, wires: string[][] = [[]], extra: Record<string, unknown> = {}) {
+  return { id, type: 'mcp-flow-server', ...onTab(), serverName: 'test-server', path: '/mcp', runtime, access: 'local', maxConcurrent: 32, wires, ...extra };
+}
+
+export const OBJECT_SCHEMA = JSON.stringify({
+  type: 'object',
+  properties: { text: { type: 'string', description: 'what to echo' } },
+  required: ['text'],
+  additionalProperties: false,
+});
+
+export function toolDef(id: string, toolName: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    type: 'mcp-tool-registry',
+    ...onTab(),
+    toolName,
+    title: '',
+    description: `${toolName} for tests`,
+    inputSchema: OBJECT_SCHEMA,
+    outputSchema: '',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+    endpoint: '/mcp',
+    timeout: '60',
+    wires: [],
+    ...extra,
+  };
+}
+
+export function helperDef(id: string, wires: string[][] = []) {
+  return { id, type: 'helper', ...onTab(), wires };
+}
+
+// ---- spies ------------------------------------------------------------------------------------
+
+/** The arguments of every call `node` made to one of its spied methods (`status`, `error`, `warn`, ...). */
+export function callsOf(node: TestNode, method: 'status' | 'error' | 'warn' | 'log' | 'send' | 'debug'): unknown[][] {
+  // The helper spies on Node.prototype, so the spy records every node's calls: keep this node's.
+  const spy = node[method] as { getCalls(): SpyCall[] };
+  return spy.getCalls().filter((call) => call.thisValue === node).map((call) => call.args);
+}
+
+export interface NodeStatus {
+  fill?: string;
+  shape?: string;
+  text?: string;
+}
+
+export function statuses(node: TestNode): NodeStatus[] {
+  return callsOf(node, 'status').map((args) => args[0] as NodeStatus);
+}
+
+export function lastStatus(node: TestNode): NodeStatus | undefined {
+  return statuses(node).at(-1);
+}
+
+/** The text of everything `node` logged at one level (Errors become their message). */
+export function messagesOf(node: TestNode, method: 'error' | 'warn' | 'log'): string[] {
+  return callsOf(node, method).map((args) => (args[0] instanceof Error ? args[0].message : String(args[0])));
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Waits for a status call made after the first `after` calls, matching `fill`; returns it. */
+export function waitForStatus(node: TestNode, fill: string, after = 0): Promise<NodeStatus> {
+  return waitFor(
+    () => statuses(node).slice(after).find((status) => status.fill === fill),
+    `a ${fill} status on ${node.id} (statuses so far: ${JSON.stringify(statuses(node))})`,
+  );
+}
+
+/** Gives queued deliveries (Node-RED sends between nodes asynchronously) a chance to happen. */
+export function settleDeliveries(ms = 100): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---- MCP over HTTP ----------------------------------------------------------------------------
+
+export interface RpcResponse {
+  readonly status: number;
+  readonly body: any;
+}
+
+/**
+ * One stateless 2025-11-25 JSON-RPC request, as a native MCP client sends it (no Origin). A fresh
+ * connection each time, not fetch: fetch's pool keeps sockets per origin, and an endpoint that was
+ * stopped (or a port the kernel hands out again to a later test) leaves it a dead socket to reuse.
+ */
+export function rpc(port: number, method: string, params: unknown = {}, id: number = 1, path = '/mcp', headers: Record<string, string> = {}): Promise<RpcResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString()) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  });
+}
+
+export function callTool(port: number, name: string, args: Record<string, unknown>, id = 1): Promise<RpcResponse> {
+  return rpc(port, 'tools/call', { name, arguments: args }, id);
+}
+
+/** 'refused' when nothing listens on the port, else the HTTP status of a tools/list. */
+export async function probeEndpoint(port: number, path = '/mcp'): Promise<'refused' | number> {
+  try {
+    return (await rpc(port, 'tools/list', {}, 99, path)).status;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') return 'refused';
+    throw error;
+  }
+}
+
+function parseBody(text: string): any {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(trimmed);
+  // SSE framing: the JSON-RPC message is the data line of the first event.
+  const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
+  return data ? JSON.parse(data.slice(5)) : trimmed;
+}

@@ -1,0 +1,236 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { StorageUnavailableError, type Store, type StoreKey } from '../../lib/storage/store.js';
+
+/** One backend to run the Store contract against. */
+export interface ContractSubject {
+  /** A ready store with this key prefix; every call shares the same backend (same Redis). */
+  open(keyPrefix: string): Promise<Store>;
+  /** Lets `ms` pass for TTL purposes: a fake clock for memory, real waiting for Redis. */
+  elapse(ms: number): Promise<void>;
+  /** Releases the backend after the suite (stops nothing the caller owns). */
+  dispose?(): Promise<void>;
+}
+
+const CONCURRENT_TAKES = 50;
+const CONCURRENT_SWAPS = 20;
+/** Past a 1 s TTL by a margin that leaves Redis's expiry (ms precision) no room for doubt. */
+const PAST_ONE_SECOND = 1_500;
+
+/**
+ * The behaviour every Store must have, so MemoryStore stays a faithful stand-in for RedisStore.
+ * Each test uses its own namespace, so tests never see each other's keys on a shared Redis.
+ */
+export function runStoreContract(name: string, makeSubject: () => Promise<ContractSubject>): void {
+  describe(`Store contract: ${name}`, { timeout: 60_000 }, () => {
+    let subject: ContractSubject;
+    let store: Store;
+    const extraStores: Store[] = [];
+    const prefix = `contract-${randomUUID().slice(0, 8)}`;
+    const key = (kind = 'code', id: string = randomUUID(), namespace = `ns-${randomUUID()}`): StoreKey => ({ namespace, kind, id });
+    const openExtra = async (keyPrefix: string) => {
+      const opened = await subject.open(keyPrefix);
+      extraStores.push(opened);
+      return opened;
+    };
+
+    before(async () => {
+      subject = await makeSubject();
+      store = await subject.open(prefix);
+    });
+
+    after(async () => {
+      await Promise.all([store, ...extraStores].map((opened) => opened?.close()));
+      await subject?.dispose?.();
+    });
+
+    it('is ready once opened', () => {
+      assert.equal(store.state, 'ready');
+    });
+
+    it('gets what was put, and undefined for a key never put', async () => {
+      const k = key();
+      await store.put(k, 'value-1', 60);
+      assert.equal(await store.get(k), 'value-1');
+      assert.equal(await store.get(key()), undefined);
+    });
+
+    it('keeps values exactly, including empty, unicode and ":"', async () => {
+      for (const value of ['', 'a:b:c', 'grüße ✓ 🚀', JSON.stringify({ sub: 'x', groups: ['a', 'b'] }), 'x'.repeat(10_000)]) {
+        const k = key();
+        await store.put(k, value, 60);
+        assert.equal(await store.get(k), value);
+      }
+    });
+
+    it('replaces the value on a second put', async () => {
+      const k = key();
+      await store.put(k, 'first', 60);
+      await store.put(k, 'second', 60);
+      assert.equal(await store.get(k), 'second');
+    });
+
+    it('forgets a value after its TTL, after which putIfAbsent sets it again', async () => {
+      const k = key();
+      await store.put(k, 'short-lived', 1);
+      assert.equal(await store.get(k), 'short-lived');
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.get(k), undefined);
+      assert.equal(await store.take(k), undefined);
+      assert.equal(await store.compareAndSet(k, 'short-lived', 'revived', 60), false);
+      assert.equal(await store.putIfAbsent(k, 'again', 60), true);
+      assert.equal(await store.get(k), 'again');
+    });
+
+    it('takes the TTL of the latest put', async () => {
+      const k = key();
+      await store.put(k, 'v', 1);
+      await store.put(k, 'v', 60);
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.get(k), 'v');
+    });
+
+    it('putIfAbsent sets only when absent and leaves an existing value alone', async () => {
+      const k = key();
+      assert.equal(await store.putIfAbsent(k, 'first', 60), true);
+      assert.equal(await store.putIfAbsent(k, 'second', 60), false);
+      assert.equal(await store.get(k), 'first');
+    });
+
+    it('take returns the value once and then undefined', async () => {
+      const k = key();
+      await store.put(k, 'once', 60);
+      assert.equal(await store.take(k), 'once');
+      assert.equal(await store.take(k), undefined);
+      assert.equal(await store.get(k), undefined);
+      assert.equal(await store.take(key()), undefined);
+    });
+
+    it(`take is single use under ${CONCURRENT_TAKES} concurrent takes`, async () => {
+      const k = key();
+      await store.put(k, 'the-code', 60);
+      const results = await Promise.all(Array.from({ length: CONCURRENT_TAKES }, () => store.take(k)));
+      assert.deepEqual(results.filter((result) => result !== undefined), ['the-code']);
+    });
+
+    it('compareAndSet replaces only a matching value', async () => {
+      const k = key();
+      await store.put(k, 'v1', 60);
+      assert.equal(await store.compareAndSet(k, 'v1', 'v2', 60), true);
+      assert.equal(await store.get(k), 'v2');
+      assert.equal(await store.compareAndSet(k, 'v1', 'v3', 60), false);
+      assert.equal(await store.get(k), 'v2');
+    });
+
+    it('compareAndSet on an absent key fails and creates nothing', async () => {
+      const k = key();
+      assert.equal(await store.compareAndSet(k, '', 'created', 60), false);
+      assert.equal(await store.compareAndSet(k, 'anything', 'created', 60), false);
+      assert.equal(await store.get(k), undefined);
+    });
+
+    it('compareAndSet sets the new TTL', async () => {
+      const k = key();
+      await store.put(k, 'long', 60);
+      assert.equal(await store.compareAndSet(k, 'long', 'short', 1), true);
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.get(k), undefined);
+    });
+
+    it(`exactly one of ${CONCURRENT_SWAPS} concurrent compareAndSets wins`, async () => {
+      const k = key();
+      await store.put(k, 'generation-0', 60);
+      const outcomes = await Promise.all(
+        Array.from({ length: CONCURRENT_SWAPS }, (_, index) => store.compareAndSet(k, 'generation-0', `winner-${index}`, 60)),
+      );
+      const winners = outcomes.flatMap((won, index) => (won ? [index] : []));
+      assert.equal(winners.length, 1);
+      assert.equal(await store.get(k), `winner-${winners[0]}`);
+    });
+
+    it('delete removes a value, and deleting an absent key is fine', async () => {
+      const k = key();
+      await store.put(k, 'v', 60);
+      await store.delete(k);
+      assert.equal(await store.get(k), undefined);
+      await store.delete(k);
+    });
+
+    it('keeps the same kind and id apart in different namespaces and kinds', async () => {
+      const id = randomUUID();
+      const inA = key('code', id, `ns-a-${id}`);
+      const inB = key('code', id, `ns-b-${id}`);
+      const otherKind = key('token', id, `ns-a-${id}`);
+      await store.put(inA, 'in-a', 60);
+      assert.equal(await store.get(inB), undefined);
+      assert.equal(await store.get(otherKind), undefined);
+      await store.put(inB, 'in-b', 60);
+      assert.equal(await store.take(inA), 'in-a');
+      assert.equal(await store.get(inB), 'in-b');
+    });
+
+    it('accepts ":" inside ids without colliding with other keys', async () => {
+      const namespace = `ns-${randomUUID()}`;
+      await store.put({ namespace, kind: 'a', id: 'b:c' }, 'colon-id', 60);
+      assert.equal(await store.get({ namespace, kind: 'a', id: 'b:c' }), 'colon-id');
+      assert.equal(await store.get({ namespace, kind: 'a:b', id: 'c' }).catch(() => 'refused'), 'refused');
+      assert.equal(await store.get({ namespace, kind: 'a', id: 'b' }), undefined);
+    });
+
+    it('keeps stores with different prefixes apart on the same backend', async () => {
+      const left = await openExtra(`${prefix}-left`);
+      const right = await openExtra(`${prefix}-right`);
+      const k = key();
+      await left.put(k, 'left', 60);
+      assert.equal(await right.get(k), undefined);
+      assert.equal(await store.get(k), undefined);
+      await right.put(k, 'right', 60);
+      assert.equal(await left.get(k), 'left');
+    });
+
+    it('refuses malformed keys and TTLs with a plain Error, not an outage', async () => {
+      const refusals: Array<() => Promise<unknown>> = [
+        () => store.put({ namespace: 'a:b', kind: 'code', id: 'x' }, 'v', 60),
+        () => store.put({ namespace: '', kind: 'code', id: 'x' }, 'v', 60),
+        () => store.get({ namespace: 'ns', kind: 'co:de', id: 'x' }),
+        () => store.get({ namespace: 'ns', kind: '', id: 'x' }),
+        () => store.take({ namespace: 'ns', kind: 'code', id: '' }),
+        () => store.put(key(), 'v', 0),
+        () => store.put(key(), 'v', 1.5),
+        () => store.putIfAbsent(key(), 'v', -1),
+        () => store.compareAndSet(key(), 'a', 'b', Number.NaN),
+      ];
+      for (const refusal of refusals) {
+        await assert.rejects(refusal, (error: unknown) => error instanceof Error && !(error instanceof StorageUnavailableError));
+      }
+    });
+
+    it('reports no state changes through onState while healthy, and unsubscribes', () => {
+      const seen: string[] = [];
+      const unsubscribe = store.onState((state) => seen.push(state));
+      unsubscribe();
+      unsubscribe();
+      assert.deepEqual(seen, []);
+    });
+
+    it('rejects every operation with StorageUnavailableError after close', async () => {
+      const closing = await openExtra(`${prefix}-closing`);
+      const k = key();
+      await closing.put(k, 'v', 60);
+      await closing.close();
+      await closing.close();
+      const operations: Array<() => Promise<unknown>> = [
+        () => closing.put(k, 'v', 60),
+        () => closing.putIfAbsent(k, 'v', 60),
+        () => closing.get(k),
+        () => closing.take(k),
+        () => closing.compareAndSet(k, 'v', 'w', 60),
+        () => closing.delete(k),
+      ];
+      for (const operation of operations) {
+        await assert.rejects(operation, (error: unknown) => error instanceof StorageUnavailableError && error.code === 'storage_unavailable');
+      }
+    });
+  });
+}
