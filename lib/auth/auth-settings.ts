@@ -1,3 +1,4 @@
+import { envNameFrom, readEnv, type Environment } from '../config/env-secrets.js';
 import { McpPaletteError } from '../core/errors.js';
 import { parseHostAllowList, type HostAllowList } from './clients/host-allow-list.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
@@ -21,7 +22,6 @@ export interface AuthCredentials {
 
 export const ACCESS_TOKEN_TTL_MAX_SECONDS = 900;
 const SLUG = /^[a-z][a-z0-9-]{0,62}$/;
-const ENV_NAME = /^MCP_[A-Z0-9_]{1,64}$/;
 
 /**
  * Reads the node's properties and credentials. Secrets come only from Node-RED credentials or from
@@ -31,7 +31,7 @@ const ENV_NAME = /^MCP_[A-Z0-9_]{1,64}$/;
 export function parseAuthConfig(
   config: Record<string, unknown>,
   credentials: AuthCredentials | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Environment = process.env,
 ): AuthSettings {
   const slug = text(config.slug);
   if (!SLUG.test(slug)) throw new McpPaletteError('invalid_slug', 'OAuth slug must match ^[a-z][a-z0-9-]{0,62}$');
@@ -74,15 +74,9 @@ export function parseAuthConfig(
   return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds });
 }
 
-function secretFrom(envName: unknown, credential: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
-  const name = text(envName);
-  if (name) {
-    if (!ENV_NAME.test(name)) throw new McpPaletteError('invalid_env_name', 'environment variable names must match MCP_[A-Z0-9_]', { name: name.slice(0, 80) });
-    const value = env[name];
-    if (!value) throw new McpPaletteError('missing_env', `environment variable ${name} is not set`, { name });
-    return value;
-  }
-  return credential ?? '';
+function secretFrom(envName: unknown, credential: string | undefined, env: Environment): string {
+  const name = envNameFrom(envName);
+  return name ? readEnv(env, name) : (credential ?? '');
 }
 
 function ttl(value: unknown): number {

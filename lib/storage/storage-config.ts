@@ -1,3 +1,4 @@
+import { blankToUndefined, envNameFrom, readEnv } from '../config/env-secrets.js';
 import { McpPaletteError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { MemoryStore } from './memory-store.js';
@@ -19,9 +20,6 @@ export interface StorageCredentials {
   readonly password?: unknown;
 }
 
-// Only MCP_* names: a flow author must not be able to point the node at NODE_RED_CREDENTIAL_SECRET,
-// cloud keys or any other variable of the Node-RED process and read it back through a Redis URL.
-const ENV_NAME = /^MCP_[A-Z0-9_]{1,64}$/;
 const REDIS_SCHEME = /^rediss?:\/\//i;
 
 export function parseStorageConfig(
@@ -34,14 +32,14 @@ export function parseStorageConfig(
   const keyPrefix = blankToUndefined(config.keyPrefix) ?? STORAGE_DEFAULTS.keyPrefix;
   if (!KEY_PREFIX_PATTERN.test(keyPrefix)) throw new McpPaletteError('invalid_key_prefix', 'key prefix must match [A-Za-z0-9_.-]{1,64}', { field: 'keyPrefix' });
   // Checked in memory mode too: a bad name is a config error whether or not it is read today.
-  const urlEnv = envName(config.urlEnv);
-  const passwordEnv = envName(config.passwordEnv);
+  const urlEnv = envNameFrom(config.urlEnv);
+  const passwordEnv = envNameFrom(config.passwordEnv);
   if (mode === 'memory') return Object.freeze({ mode, keyPrefix });
 
-  const url = urlEnv ? fromEnv(env, urlEnv) : blankToUndefined(credentials?.url);
+  const url = urlEnv ? readEnv(env, urlEnv) : blankToUndefined(credentials?.url);
   if (url === undefined) throw new McpPaletteError('missing_redis_url', 'redis mode needs a Redis URL');
   if (!isRedisUrl(url)) throw new McpPaletteError('invalid_redis_url', 'the Redis URL must start with redis:// or rediss://');
-  const password = passwordEnv ? fromEnv(env, passwordEnv) : blankToUndefined(credentials?.password);
+  const password = passwordEnv ? readEnv(env, passwordEnv) : blankToUndefined(credentials?.password);
   return Object.freeze({ mode, keyPrefix, url, password });
 }
 
@@ -60,19 +58,6 @@ export function createStore(settings: StorageSettings, logger: Logger): Store {
   return new MemoryStore({ keyPrefix: settings.keyPrefix });
 }
 
-function envName(value: unknown): string | undefined {
-  const name = blankToUndefined(value);
-  if (name === undefined) return undefined;
-  if (!ENV_NAME.test(name)) throw new McpPaletteError('invalid_env_name', 'environment variable names must match MCP_[A-Z0-9_]', { name: safeName(name) });
-  return name;
-}
-
-function fromEnv(env: Readonly<Record<string, string | undefined>>, name: string): string {
-  const value = blankToUndefined(env[name]);
-  if (value === undefined) throw new McpPaletteError('missing_env', `environment variable ${name} is not set`, { name });
-  return value;
-}
-
 function isRedisUrl(value: string): boolean {
   if (!REDIS_SCHEME.test(value)) return false;
   try {
@@ -81,16 +66,4 @@ function isRedisUrl(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Editors save blank fields as '' and hand-written flows may use null or numbers. */
-function blankToUndefined(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  const trimmed = (typeof value === 'string' ? value : String(value)).trim();
-  return trimmed === '' ? undefined : trimmed;
-}
-
-/** Echo only what looks like a variable name: a password pasted into the field must not be shown. */
-function safeName(name: string): string {
-  return /^[A-Z][A-Z0-9_]{0,79}$/.test(name) ? name : '(not a variable name)';
 }

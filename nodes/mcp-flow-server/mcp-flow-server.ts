@@ -6,6 +6,7 @@ import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
+import type { Store } from '../../lib/storage/store.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
 
@@ -37,7 +38,11 @@ export default function (RED: NodeAPI) {
 
     // Logged once per change, so the log shows where each endpoint serves without repeating it.
     let lastServing = '';
+    // Sign-in storage (Redis) can drop while the endpoint serves: the status says so until it is back.
+    let storage: Store | undefined;
+    let endpointState: EndpointState = { state: 'stopped' };
     const controller = createController();
+    const stopWatchingStorage = storage?.onState(() => showState(endpointState));
     // Commands wait for a deploy to finish, so the catalog sees every tool of this deploy.
     let stoppedByCommand = false;
     const onFlowsStarted = () => {
@@ -79,6 +84,7 @@ export default function (RED: NodeAPI) {
 
     node.on('close', (removed: boolean, done: () => void) => {
       RED.events.removeListener('flows:started', onFlowsStarted);
+      stopWatchingStorage?.();
       if (!controller) return done();
       const reason = removed ? 'the endpoint was removed' : 'the endpoint was redeployed';
       controller.stop(reason).then(() => done(), () => done());
@@ -109,6 +115,7 @@ export default function (RED: NodeAPI) {
       }
       node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
       const signedIn = settings.access === 'oauth';
+      if (signedIn) storage = authNode?.configuration?.store;
       return new EndpointController({
         settings,
         runtime: runtimeNode.settings,
@@ -143,6 +150,7 @@ export default function (RED: NodeAPI) {
     }
 
     function showState(state: EndpointState): void {
+      endpointState = state;
       switch (state.state) {
         case 'starting':
           return node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
@@ -150,6 +158,10 @@ export default function (RED: NodeAPI) {
           const text = t('status.servingTools', { count: state.tools, url: state.url });
           if (text !== lastServing) node.log(text);
           lastServing = text;
+          if (storage && storage.state !== 'ready') {
+            const fill = storage.state === 'failed' ? 'red' : 'yellow';
+            return node.status({ fill, shape: 'ring', text: t('status.storage', { state: storage.state }) });
+          }
           return node.status({ fill: 'green', shape: 'dot', text });
         }
         case 'stopped':
