@@ -18,7 +18,13 @@ export type AccessDecision =
       /** Set when the policy had to read the JSON-RPC body to decide; the SDK must not read it again. */
       readonly parsedBody?: unknown;
     }
-  | { readonly allowed: false; readonly reject: (res: ServerResponse) => void };
+  | {
+      readonly allowed: false;
+      readonly reject: (res: ServerResponse) => void;
+      /** Why, when it was about who is calling (telemetry counts these as failed calls). */
+      readonly refusal?: 'unauthenticated' | 'forbidden';
+      readonly parsedBody?: unknown;
+    };
 
 /**
  * The seam between the MCP endpoint and how callers get in. Local access checks where a request

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
+import { isValidEndpointPath } from '../mcp/endpoint-path.js';
 
 /** A validated mcp-runtime: where the listener binds and the address clients are given. */
 export interface RuntimeSettings {
@@ -25,6 +26,33 @@ const runtimeSchema = z.object({
 });
 
 const FIELD_CODES: Record<string, string> = { port: 'invalid_port', host: 'invalid_host', baseUrl: 'invalid_base_url' };
+
+/** Where get_flow reads the Node-RED admin API; present only when all three pieces are configured. */
+export interface AdminSettings {
+  readonly port: number;
+  readonly token: string;
+  /** The one endpoint path that exposes get_flow. */
+  readonly endpointPath: string;
+}
+
+/**
+ * The runtime's admin-tool settings. `NODE_RED_ADMIN_API_TOKEN` (a fixed name, set by whoever runs
+ * Node-RED) wins over the credential. Partial configuration simply leaves admin tools off.
+ */
+export function parseAdminSettings(
+  config: Record<string, unknown>,
+  credentials: { adminToken?: unknown } | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AdminSettings | undefined {
+  const rawPort = typeof config.adminPort === 'number' ? String(config.adminPort) : typeof config.adminPort === 'string' ? config.adminPort.trim() : '';
+  const endpointPath = typeof config.adminPath === 'string' ? config.adminPath.trim() : '';
+  const token = env.NODE_RED_ADMIN_API_TOKEN || (typeof credentials?.adminToken === 'string' ? credentials.adminToken : '');
+  if (rawPort === '' || endpointPath === '' || token === '') return undefined;
+  const port = Number(rawPort);
+  if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) throw new McpPaletteError('invalid_admin_port', `invalid admin port ${rawPort}`);
+  if (!isValidEndpointPath(endpointPath)) throw new McpPaletteError('invalid_admin_path', `invalid admin endpoint path ${endpointPath}`);
+  return Object.freeze({ port, token, endpointPath });
+}
 
 export function parseRuntimeConfig(config: Record<string, unknown>): RuntimeSettings {
   const parsed = runtimeSchema.safeParse({

@@ -6,6 +6,7 @@ import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
 import { McpEndpoint, type CallFinished, type ExecutionContext } from './mcp-endpoint.js';
+import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 export type EndpointState =
@@ -19,6 +20,8 @@ export interface EndpointControllerOptions {
   readonly runtime: RuntimeSettings;
   readonly listeners: ListenerRegistry;
   readonly tools: ToolRegistry;
+  /** Tools the palette itself answers on this endpoint (get_flow on the admin endpoint). */
+  readonly builtInTools?: readonly ToolDefinition[];
   readonly access: AccessDependencies;
   readonly logger: Logger;
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
@@ -72,7 +75,7 @@ export class EndpointController {
   /** The tool set changes only on deploy; the catalog is rebuilt then, never per request. */
   refreshCatalog(): void {
     if (!this.endpoint) return;
-    this.endpoint.setCatalog(this.options.tools.catalogFor(this.endpoint.path));
+    this.endpoint.setCatalog(this.options.tools.catalogFor(this.endpoint.path, this.options.builtInTools));
     this.report({ state: 'serving', url: this.url, tools: this.endpoint.toolCount });
   }
 
@@ -98,7 +101,7 @@ export class EndpointController {
         execute: this.options.execute,
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
       });
-      endpoint.setCatalog(this.options.tools.catalogFor(settings.path));
+      endpoint.setCatalog(this.options.tools.catalogFor(settings.path, this.options.builtInTools));
       this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle);
       this.endpoint = endpoint;
       this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });

@@ -18,6 +18,7 @@ import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRe
 import { isPlainObject } from './json-schema.js';
 import { protocolVersionOf } from './protocol-version.js';
 import { ToolCatalog } from './tool-catalog.js';
+import type { InProcessResult } from './tool-definition.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
 /** What the flow-server node sends for each call, besides the payload. */
@@ -28,7 +29,17 @@ export interface ExecutionContext extends CallerIdentity {
   readonly requestId: string | number;
 }
 
-export type CallOutcome = 'success' | 'error' | 'invalid_arguments' | 'unknown_tool' | 'busy' | 'timeout' | 'stopped' | 'cancelled';
+export type CallOutcome =
+  | 'success'
+  | 'error'
+  | 'invalid_arguments'
+  | 'unknown_tool'
+  | 'busy'
+  | 'timeout'
+  | 'stopped'
+  | 'cancelled'
+  | 'unauthenticated'
+  | 'forbidden';
 
 export interface CallFinished {
   readonly endpoint: string;
@@ -37,6 +48,12 @@ export interface CallFinished {
   readonly outcome: CallOutcome;
   readonly caller: CallerIdentity;
   readonly durationMs: number;
+  /** Size of the JSON result sent back (0 when the call ended without a result). */
+  readonly responseBytes: number;
+  /** Set by in-process tools (get_flow): its mode, how many nodes it scanned, whether it used a cache. */
+  readonly mode?: string;
+  readonly scannedNodes?: number;
+  readonly cached?: boolean;
 }
 
 export interface McpEndpointOptions {
@@ -108,6 +125,9 @@ export class McpEndpoint {
     if (!decision.allowed) {
       req.resume();
       decision.reject(res);
+      if (decision.refusal && isToolCall(decision.parsedBody)) {
+        this.options.onCallFinished?.({ endpoint: this.path, tool: 'unknown', outcome: decision.refusal, caller: {}, durationMs: 0, responseBytes: 0 });
+      }
       return;
     }
     // The SDK's own cancellation does not fire for a stateless client that simply hangs up, so the
@@ -159,20 +179,42 @@ export class McpEndpoint {
   ): Promise<CallToolResult> {
     const startedAt = performance.now();
     const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
-    const report = (tool: string, outcome: CallOutcome) =>
-      this.options.onCallFinished?.({ endpoint: this.path, tool, outcome, caller: exchange?.caller ?? {}, durationMs: performance.now() - startedAt });
+    const observer = this.options.onCallFinished;
+    const finish = (tool: string, outcome: CallOutcome, result: CallToolResult | undefined, extra: Partial<CallFinished> = {}) => {
+      observer?.({
+        endpoint: this.path,
+        tool,
+        outcome,
+        caller: exchange?.caller ?? {},
+        durationMs: performance.now() - startedAt,
+        // Only measured when someone listens: sizing a large result is not free.
+        responseBytes: result ? Buffer.byteLength(JSON.stringify(result)) : 0,
+        ...extra,
+      });
+      return result;
+    };
 
     const name = request.params.name;
     const tool = catalog.find(name);
     if (!tool) {
-      report('unknown', 'unknown_tool');
-      return toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);
+      return finish('unknown', 'unknown_tool', toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`))!;
     }
     const args = request.params.arguments ?? {};
     const problems = isPlainObject(args) ? tool.checkArguments(args) : [{ pointer: '/', message: 'arguments must be an object' }];
-    if (problems.length > 0) {
-      report(name, 'invalid_arguments');
-      return invalidArgumentsResult(name, problems);
+    if (problems.length > 0) return finish(name, 'invalid_arguments', invalidArgumentsResult(name, problems))!;
+    const signal = exchange ? AbortSignal.any([handlerCtx.mcpReq.signal, exchange.disconnected]) : handlerCtx.mcpReq.signal;
+
+    if (tool.runInProcess) {
+      const answer: InProcessResult = await tool
+        .runInProcess(args as Record<string, unknown>, AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutMs)]))
+        .catch(() => ({ result: toolError(`Tool "${name}" failed unexpectedly.`) }));
+      const projected = server.projectCallToolResult(answer.result, tool.outputSchema);
+      const extra = {
+        ...(answer.mode !== undefined ? { mode: answer.mode } : {}),
+        ...(answer.scannedNodes !== undefined ? { scannedNodes: answer.scannedNodes } : {}),
+        ...(answer.cached !== undefined ? { cached: answer.cached } : {}),
+      };
+      return finish(name, answer.result.isError ? 'error' : 'success', projected, extra)!;
     }
 
     const { subject, email, groups, client } = exchange?.caller ?? {};
@@ -188,22 +230,20 @@ export class McpEndpoint {
     };
     let outcome: ExecutionOutcome;
     try {
-      outcome = await this.broker.begin({
-        toolName: name,
-        arguments: args as Record<string, unknown>,
-        timeoutMs: tool.timeoutMs,
-        signal: exchange ? AbortSignal.any([handlerCtx.mcpReq.signal, exchange.disconnected]) : handlerCtx.mcpReq.signal,
-        context,
-      });
+      outcome = await this.broker.begin({ toolName: name, arguments: args as Record<string, unknown>, timeoutMs: tool.timeoutMs, signal, context });
     } catch (error) {
       if (error instanceof CapacityError) {
-        report(name, 'busy');
+        finish(name, 'busy', undefined);
         throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
       }
       throw error;
     }
-    const result = resultFromOutcome(tool, outcome);
-    report(name, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind);
-    return server.projectCallToolResult(result, tool.outputSchema);
+    const result = server.projectCallToolResult(resultFromOutcome(tool, outcome), tool.outputSchema);
+    return finish(name, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
   }
+}
+
+function isToolCall(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => (message as { method?: unknown } | null)?.method === 'tools/call');
 }

@@ -1,4 +1,4 @@
-import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
 import { compileSchema, type ValueCheck } from './json-schema.js';
@@ -35,6 +35,19 @@ export interface ToolDefinition {
   readonly outputSchema: Record<string, unknown> | undefined;
   readonly checkArguments: ValueCheck;
   readonly checkStructuredContent: ValueCheck | undefined;
+  /**
+   * Set for tools the palette answers itself (the admin `get_flow`), which never reach a flow.
+   * Arguments arrive already checked against the input schema.
+   */
+  readonly runInProcess?: (args: Record<string, unknown>, signal: AbortSignal) => Promise<InProcessResult>;
+}
+
+/** What an in-process tool returns: the result, plus facts for the call's telemetry. */
+export interface InProcessResult {
+  readonly result: CallToolResult;
+  readonly mode?: string;
+  readonly scannedNodes?: number;
+  readonly cached?: boolean;
 }
 
 export function parseToolConfig(config: ToolConfig): ToolDefinition {

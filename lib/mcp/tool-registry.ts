@@ -33,9 +33,12 @@ export class ToolRegistry {
     this.registrations.delete(ownerId);
   }
 
-  catalogFor(path: string): ToolCatalog {
-    const tools: ToolDefinition[] = [];
+  /** `builtIn` tools (get_flow) join the catalog; a declared tool with the same name gives way. */
+  catalogFor(path: string, builtIn: readonly ToolDefinition[] = []): ToolCatalog {
+    const reserved = new Set(builtIn.map((tool) => tool.name));
+    const tools: ToolDefinition[] = [...builtIn];
     for (const { definition } of this.registrations.values()) {
+      if (reserved.has(definition.name)) continue;
       if (definition.binding.shared || definition.binding.path === path) tools.push(definition);
     }
     return new ToolCatalog(tools);

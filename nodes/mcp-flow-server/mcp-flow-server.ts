@@ -6,6 +6,7 @@ import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
+import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 import type { Store } from '../../lib/storage/store.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
@@ -130,21 +131,20 @@ export default function (RED: NodeAPI) {
             mcp: context,
           } as NodeMessage);
         },
-        // Calls are audited where there is someone to audit: on endpoints with sign-in.
-        ...(signedIn
-          ? {
-              onCallFinished: (call) =>
-                audit({
-                  event: 'mcp.tool_call',
-                  outcome: call.outcome,
-                  tool: call.tool,
-                  ...(call.caller.subject ? { subject: call.caller.subject } : {}),
-                  ...(call.caller.client ? { client: call.caller.client } : {}),
-                  ...(call.caller.session ? { session: call.caller.session } : {}),
-                  durationMs: Math.round(call.durationMs),
-                }),
-            }
-          : {}),
+        onCallFinished: (call) => {
+          runtimeNode.telemetry?.publish(toolTelemetry(call));
+          // Calls are audited where there is someone to audit: on endpoints with sign-in.
+          if (!signedIn || call.outcome === 'unauthenticated' || call.outcome === 'forbidden') return;
+          audit({
+            event: 'mcp.tool_call',
+            outcome: call.outcome,
+            tool: call.tool,
+            ...(call.caller.subject ? { subject: call.caller.subject } : {}),
+            ...(call.caller.client ? { client: call.caller.client } : {}),
+            ...(call.caller.session ? { session: call.caller.session } : {}),
+            durationMs: Math.round(call.durationMs),
+          });
+        },
         onState: (state) => showState(state),
       });
     }

@@ -256,3 +256,67 @@ function parseBody(text: string): any {
   const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
   return data ? JSON.parse(data.slice(5)) : trimmed;
 }
+
+// ---- storage and sign-in config nodes (mcp-redis, mcp-auth) -------------------------------------
+
+/**
+ * Like loadPalette, for any of the palette's node types (loadPalette covers the three that serve
+ * tools): the compiled modules, each with Node-RED's i18n over the catalog the build copied.
+ */
+export async function loadNodeTypes<T extends string>(types: readonly T[]): Promise<Record<T, NodeModule>> {
+  const nodeRedRequire = createRequire(require.resolve(NODE_RED_PACKAGE));
+  const { i18n } = nodeRedRequire('@node-red/util') as { i18n: NodeRedI18n };
+  const modules = {} as Record<T, NodeModule>;
+  for (const type of types) {
+    const dir = join(ROOT, 'dist', 'nodes', type);
+    const namespace = `flowmcp-test/${type}`;
+    await i18n.registerMessageCatalog(namespace, join(dir, 'locales'), `${type}.json`);
+    const module = (await import(pathToFileURL(join(dir, `${type}.js`)).href)) as { default: NodeModule };
+    modules[type] = (RED: any) => module.default({ ...RED, _: (key: string, params?: Record<string, unknown>) => i18n._(`${namespace}:${key}`, params) });
+  }
+  return modules;
+}
+
+/** An mcp-redis config node; memory mode unless `extra` says otherwise (URL/password go in credentials). */
+export function storageDef(id: string, extra: Record<string, unknown> = {}) {
+  return { id, type: 'mcp-redis', name: '', mode: 'memory', keyPrefix: '', urlEnv: '', passwordEnv: '', ...extra };
+}
+
+/** An mcp-auth config node for an OIDC provider (the secret goes in credentials: `oidcClientSecret`). */
+export function authDef(id: string, storage: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    type: 'mcp-auth',
+    name: '',
+    storage,
+    slug: 'team-login',
+    provider: 'oidc',
+    oidcIssuer: 'http://127.0.0.1:9/',
+    oidcClientId: 'node-red-mcp',
+    oidcSecretEnv: '',
+    oidcEmailClaim: '',
+    oidcGroupsClaim: '',
+    entraTenantId: '',
+    entraClientId: '',
+    entraSecretEnv: '',
+    entraAuthority: '',
+    clientHosts: 'claude.ai',
+    pinnedClients: '',
+    accessTokenTtl: '900',
+    ...extra,
+  };
+}
+
+/**
+ * Everything the Node-RED log received since the last `helper.load`, every level, from any node or
+ * the runtime itself, as text (for "this never appears in a log" checks).
+ */
+export function runtimeLogText(): string[] {
+  const spy = (helper as unknown as { log(): { getCalls(): SpyCall[] } | undefined }).log();
+  return (spy?.getCalls() ?? []).map((call) => {
+    const entry = call.args[0] as { msg?: unknown } | undefined;
+    const message = entry?.msg;
+    const text = message instanceof Error ? `${message.message}\n${message.stack ?? ''}` : typeof message === 'string' ? message : JSON.stringify(message);
+    return `${text} ${JSON.stringify(entry, (_key, value) => (value instanceof Error ? value.message : value))}`;
+  });
+}

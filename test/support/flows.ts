@@ -75,7 +75,7 @@ export function answer(id: string, body: string, back: string, z = TAB): FlowNod
     libs: [],
     x: 300,
     y: 100,
-    wires: [[back]],
+    wires: [back ? [back] : []],
   };
 }
 
@@ -127,4 +127,39 @@ export function oidcAuth(
 
 export function runtimeWithBaseUrl(id: string, port: number): FlowNode {
   return { ...runtime(id, port), baseUrl: `http://127.0.0.1:${port}` };
+}
+
+/** A runtime listening on `port` whose public Base URL is `baseUrl` (an instance behind a load balancer). */
+export function runtimeBehind(id: string, port: number, baseUrl: string): FlowNode {
+  return { ...runtime(id, port), baseUrl };
+}
+
+/** An endpoint with OAuth sign-in through the mcp-auth `auth`, open to members of `groups`. */
+export function oauthServer(
+  id: string,
+  options: { runtime: string; auth: string; path: string; groups: string; wires?: string[]; serverName?: string; z?: string },
+): FlowNode {
+  return { ...flowServer(id, options), access: 'oauth', auth: options.auth, groups: options.groups };
+}
+
+/** An mcp-auth with the Microsoft Entra ID provider; `authority` may be a loopback test provider's origin. */
+export function entraAuth(
+  id: string,
+  options: { storage: string; tenantId: string; clientId: string; secretEnv: string; authority?: string; slug?: string; clientHosts?: string; pinned?: object[]; ttl?: number },
+): FlowNode {
+  return {
+    id,
+    type: 'mcp-auth',
+    name: '',
+    provider: 'entra',
+    storage: options.storage,
+    slug: options.slug ?? 'team',
+    clientHosts: options.clientHosts ?? '',
+    accessTokenTtl: String(options.ttl ?? 900),
+    pinnedClients: options.pinned ? JSON.stringify(options.pinned) : '',
+    entraTenantId: options.tenantId,
+    entraClientId: options.clientId,
+    entraSecretEnv: options.secretEnv,
+    entraAuthority: options.authority ?? '',
+  };
 }

@@ -22,11 +22,18 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
   const resourceMetadata = `${ctx.issuer}${prmPathFor(endpoint)}`;
   const challenge = (extra: string) =>
     `Bearer resource_metadata="${resourceMetadata}", scope="${ctx.scopes.join(' ')}"${extra}`;
-  const unauthorized = (extra = ''): AccessDecision => ({
+  const unauthorized = (parsedBody: unknown, extra = ''): AccessDecision => ({
     allowed: false,
+    refusal: 'unauthenticated',
+    parsedBody,
     reject: (res) => sendJsonRpcError(res, 401, -32001, 'Authentication required: sign in to use this MCP endpoint.', { 'www-authenticate': challenge(extra) }),
   });
-  const forbidden = (message: string): AccessDecision => ({ allowed: false, reject: (res) => sendJsonRpcError(res, 403, -32001, message) });
+  const forbidden = (parsedBody: unknown, message: string): AccessDecision => ({
+    allowed: false,
+    refusal: 'forbidden',
+    parsedBody,
+    reject: (res) => sendJsonRpcError(res, 403, -32001, message),
+  });
 
   return {
     mode: 'oauth',
@@ -40,7 +47,7 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
       }
 
       const token = bearerToken(req);
-      if (!token) return unauthorized();
+      if (!token) return unauthorized(parsedBody);
       let grant: AccessGrant | undefined;
       try {
         grant = decodeRecord<AccessGrant>(await ctx.store.get({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(token) }));
@@ -51,16 +58,16 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
       const ip = req.socket.remoteAddress;
       if (!grant || grant.expiresAt <= Date.now()) {
         audit({ event: 'mcp.auth', reason: 'invalid_token', endpoint: endpoint.path, ...(ip ? { ip } : {}) });
-        return unauthorized(', error="invalid_token", error_description="The access token is invalid or expired"');
+        return unauthorized(parsedBody, ', error="invalid_token", error_description="The access token is invalid or expired"');
       }
       const who = { subject: grant.identity.subject, client: grant.client, endpoint: endpoint.path, ...(ip ? { ip } : {}) };
       if (grant.resource !== endpoint.resource) {
         audit({ event: 'mcp.auth', reason: 'wrong_resource', ...who });
-        return forbidden('This access token was issued for another MCP endpoint.');
+        return forbidden(parsedBody, 'This access token was issued for another MCP endpoint.');
       }
       if (!endpoint.groups.some((group) => grant.identity.groups.includes(group))) {
         audit({ event: 'mcp.auth', reason: 'not_in_groups', ...who });
-        return forbidden('Your account is not in a group allowed on this MCP endpoint.');
+        return forbidden(parsedBody, 'Your account is not in a group allowed on this MCP endpoint.');
       }
       return {
         allowed: true,

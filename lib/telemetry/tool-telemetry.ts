@@ -1,0 +1,32 @@
+import type { CallFinished } from '../mcp/mcp-endpoint.js';
+
+/** The payload of one `mcp-tool-telemetry` message: flat, typed, bounded label values. */
+export interface ToolTelemetry {
+  readonly endpoint: string;
+  readonly tool: string;
+  /** E-mail, else subject, of the signed-in caller; `unknown` without sign-in. Personal data. */
+  readonly user: string;
+  readonly client: string;
+  /** `flow` for tools answered by a flow; get_flow's mode for the admin tool. */
+  readonly mode: string;
+  readonly status: string;
+  readonly durationMs: number;
+  readonly responseBytes: number;
+  readonly scannedNodes: number;
+  readonly cached: boolean;
+}
+
+export function toolTelemetry(call: CallFinished): ToolTelemetry {
+  return {
+    endpoint: call.endpoint,
+    tool: call.tool,
+    user: call.caller.email ?? call.caller.subject ?? 'unknown',
+    client: call.caller.client ?? 'unknown',
+    mode: call.mode ?? (call.tool === 'unknown' ? 'unknown' : 'flow'),
+    status: call.outcome,
+    durationMs: Math.round(call.durationMs * 1000) / 1000,
+    responseBytes: call.responseBytes,
+    scannedNodes: call.scannedNodes ?? 0,
+    cached: call.cached ?? false,
+  };
+}

@@ -1,0 +1,43 @@
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
+
+interface McpServerMetricsDef extends NodeDef {
+  runtime?: string;
+}
+
+/** How often a count of dropped events (a subscriber far behind) may be reported. */
+const DROP_REPORT_INTERVAL_MS = 60_000;
+
+export default function (RED: NodeAPI) {
+  function McpServerMetrics(this: Node, config: McpServerMetricsDef) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const runtimeNode = RED.nodes.getNode(config.runtime ?? '') as McpRuntimeNode | null;
+    const bus = runtimeNode?.telemetry;
+    if (!runtimeNode || !bus) {
+      node.status({ fill: 'red', shape: 'ring', text: RED._('mcp-server-metrics.errors.noRuntime') });
+      node.error(RED._('mcp-server-metrics.errors.noRuntime'));
+      return;
+    }
+    const claimed = bus.subscribe(node.id, (payload) => {
+      node.send({ topic: 'mcp-tool-telemetry', payload });
+    });
+    if (!claimed) {
+      node.status({ fill: 'red', shape: 'ring', text: RED._('mcp-server-metrics.errors.secondNode') });
+      node.error(RED._('mcp-server-metrics.errors.secondNode'));
+      return;
+    }
+    node.status({ fill: 'green', shape: 'dot', text: RED._('mcp-server-metrics.status.listening') });
+    const dropReport = setInterval(() => {
+      const dropped = bus.takeDropped();
+      if (dropped > 0) node.warn(RED._('mcp-server-metrics.errors.dropped', { count: dropped }));
+    }, DROP_REPORT_INTERVAL_MS);
+    dropReport.unref();
+    node.on('close', (_removed: boolean, done: () => void) => {
+      clearInterval(dropReport);
+      bus.unsubscribe(node.id);
+      done();
+    });
+  }
+  RED.nodes.registerType('mcp-server-metrics', McpServerMetrics);
+}

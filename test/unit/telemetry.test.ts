@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TelemetryBus } from '../../lib/telemetry/telemetry-bus.js';
+import { toolTelemetry, type ToolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
+
+function event(tool: string): ToolTelemetry {
+  return toolTelemetry({ endpoint: '/mcp', tool, outcome: 'success', caller: {}, durationMs: 1.23456, responseBytes: 10 });
+}
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('toolTelemetry', () => {
+  it('fills every field with a typed, bounded value for an anonymous flow tool', () => {
+    assert.deepEqual(event('echo'), {
+      endpoint: '/mcp',
+      tool: 'echo',
+      user: 'unknown',
+      client: 'unknown',
+      mode: 'flow',
+      status: 'success',
+      durationMs: 1.235,
+      responseBytes: 10,
+      scannedNodes: 0,
+      cached: false,
+    });
+  });
+
+  it('names the user by e-mail, else subject, and keeps get_flow facts', () => {
+    const signedIn = toolTelemetry({
+      endpoint: '/admin',
+      tool: 'get_flow',
+      outcome: 'success',
+      caller: { subject: 'u-1', email: 'ada@example.test', client: 'claude' },
+      durationMs: 5,
+      responseBytes: 200,
+      mode: 'tabs',
+      scannedNodes: 42,
+      cached: true,
+    });
+    assert.equal(signedIn.user, 'ada@example.test');
+    assert.equal(signedIn.client, 'claude');
+    assert.equal(signedIn.mode, 'tabs');
+    assert.equal(signedIn.scannedNodes, 42);
+    assert.equal(signedIn.cached, true);
+    assert.equal(toolTelemetry({ endpoint: '/x', tool: 't', outcome: 'error', caller: { subject: 'u-2' }, durationMs: 0, responseBytes: 0 }).user, 'u-2');
+  });
+
+  it('reports refused calls as the unknown tool in unknown mode', () => {
+    const refused = toolTelemetry({ endpoint: '/x', tool: 'unknown', outcome: 'unauthenticated', caller: {}, durationMs: 0, responseBytes: 0 });
+    assert.equal(refused.mode, 'unknown');
+    assert.equal(refused.status, 'unauthenticated');
+  });
+});
+
+describe('TelemetryBus', () => {
+  it('delivers on a later turn, never inside publish', async () => {
+    const bus = new TelemetryBus();
+    const seen: string[] = [];
+    bus.subscribe('metrics-1', (e) => seen.push(e.tool));
+    bus.publish(event('a'));
+    bus.publish(event('b'));
+    assert.deepEqual(seen, []);
+    await nextTurn();
+    assert.deepEqual(seen, ['a', 'b']);
+  });
+
+  it('refuses a second subscriber and accepts it after the first leaves', () => {
+    const bus = new TelemetryBus();
+    assert.equal(bus.subscribe('one', () => {}), true);
+    assert.equal(bus.subscribe('two', () => {}), false);
+    bus.unsubscribe('one');
+    assert.equal(bus.subscribe('two', () => {}), true);
+  });
+
+  it('keeps delivering when the subscriber throws, and publish never throws', async () => {
+    const bus = new TelemetryBus();
+    const seen: string[] = [];
+    bus.subscribe('m', (e) => {
+      seen.push(e.tool);
+      throw new Error('downstream broke');
+    });
+    assert.doesNotThrow(() => bus.publish(event('a')));
+    bus.publish(event('b'));
+    await nextTurn();
+    assert.deepEqual(seen, ['a', 'b']);
+  });
+
+  it('drops the oldest events past 10 000 queued and counts them', async () => {
+    const bus = new TelemetryBus();
+    const seen: string[] = [];
+    bus.subscribe('m', (e) => seen.push(e.tool));
+    for (let i = 0; i < 10_005; i += 1) bus.publish(event(`t${i}`));
+    await nextTurn();
+    assert.equal(seen.length, 10_000);
+    assert.equal(seen[0], 't5');
+    assert.equal(bus.takeDropped(), 5);
+    assert.equal(bus.takeDropped(), 0);
+  });
+
+  it('does nothing without a subscriber', async () => {
+    const bus = new TelemetryBus();
+    bus.publish(event('a'));
+    const seen: string[] = [];
+    bus.subscribe('m', (e) => seen.push(e.tool));
+    await nextTurn();
+    assert.deepEqual(seen, []);
+  });
+});
