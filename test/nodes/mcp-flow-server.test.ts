@@ -332,7 +332,7 @@ describe('mcp-flow-server', () => {
     ));
     const proxied = helper.getNode('srv');
     const status = await waitForStatus(proxied, 'green');
-    assert.equal(status.text, `1 tools on http://mcp.localtest:${port}/mcp`);
+    assert.equal(status.text, `1 tool on http://mcp.localtest:${port}/mcp`);
     const viaName = await rpc(port, 'tools/list', {}, 1, '/mcp', { host: `mcp.localtest:${port}` });
     assert.equal(viaName.status, 200);
     const otherName = await rpc(port, 'tools/list', {}, 1, '/mcp', { host: `attacker.example:${port}` });
@@ -488,7 +488,7 @@ describe('mcp-flow-server', () => {
     );
     const server = helper.getNode('srv');
     await waitFor(() => lastStatus(server)?.fill === 'green' && lastStatus(server), 'the moved endpoint to serve');
-    assert.equal(lastStatus(server)?.text, `1 tools on http://127.0.0.1:${port}/moved`);
+    assert.equal(lastStatus(server)?.text, `1 tool on http://127.0.0.1:${port}/moved`);
     const listed = await rpc(port, 'tools/list', {}, 1, '/moved');
     assert.deepEqual(listed.body.result.tools.map((tool: { name: string }) => tool.name), ['echo']);
     assert.equal(await probeEndpoint(port, '/mcp'), 404);
