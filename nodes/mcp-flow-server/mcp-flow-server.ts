@@ -6,6 +6,8 @@ import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
+import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
+import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 import type { Store } from '../../lib/storage/store.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
@@ -26,6 +28,24 @@ interface ResponseMessage extends NodeMessage {
 }
 
 export default function (RED: NodeAPI) {
+  // get_flow caches its tab index until the next deploy; this counts deploys for the whole process.
+  let deployGeneration = 0;
+  RED.events.on('flows:started', () => {
+    deployGeneration += 1;
+  });
+  const adminTools = (runtimeNode: McpRuntimeNode, path: string): ToolDefinition[] => {
+    const admin = runtimeNode.admin;
+    if (!admin || admin.endpointPath !== path) return [];
+    return [
+      createGetFlowTool({
+        adminBaseUrl: `http://127.0.0.1:${admin.port}`,
+        token: admin.token,
+        eachNode: (visit) => RED.nodes.eachNode((config) => visit(config as unknown as Record<string, unknown>)),
+        deployGeneration: () => deployGeneration,
+      }),
+    ];
+  };
+
   function McpFlowServer(this: Node, config: McpFlowServerDef) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -122,6 +142,7 @@ export default function (RED: NodeAPI) {
         runtime: runtimeNode.settings,
         listeners: listenerRegistry,
         tools: toolRegistry,
+        builtInTools: adminTools(runtimeNode, settings.path),
         access: { auth: authNode?.configuration, authRegistry, audit },
         logger: { debug: (m) => node.debug(m), info: (m) => node.log(m), warn: (m) => node.warn(m), error: (m) => node.error(m) },
         execute: (request, context) => {

@@ -15,6 +15,7 @@ export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
 export interface NodeRedProcess {
   readonly adminUrl: string;
+  readonly adminPort: number;
   readonly userDir: string;
   /** Everything Node-RED printed so far (its log goes to stdout). */
   output(): string;
@@ -30,7 +31,18 @@ export interface NodeRedProcess {
  * installed palette (.runtime-fixture), the editor bound to loopback on a free port, and `flows`
  * deployed at startup. It runs on whichever Node binary runs the tests.
  */
-export async function startNodeRed(flows: FlowNode[], options: { env?: Record<string, string> } = {}): Promise<NodeRedProcess> {
+export interface StartOptions {
+  readonly env?: Record<string, string>;
+  /**
+   * Turns on Node-RED's adminAuth with two bearer tokens: `write` (all permissions, used by this
+   * harness to deploy) and `read` (flows.read only, what get_flow is given).
+   */
+  readonly adminTokens?: { readonly write: string; readonly read: string };
+  /** The editor/admin port; a free one when absent. */
+  readonly uiPort?: number;
+}
+
+export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}): Promise<NodeRedProcess> {
   const fixtureModules = join(repoRoot, '.runtime-fixture', 'node_modules');
   if (!existsSync(join(fixtureModules, '@flowmcp', 'node-red-mcp'))) {
     throw new Error('runtime fixture missing: run `node scripts/pack-fixture.mjs` (npm test does) first');
@@ -38,7 +50,7 @@ export async function startNodeRed(flows: FlowNode[], options: { env?: Record<st
   const userDir = mkdtempSync(join(tmpdir(), 'nr-mcp-test-'));
   symlinkSync(fixtureModules, join(userDir, 'node_modules'), 'dir');
   writeFileSync(join(userDir, 'flows.json'), JSON.stringify(flows));
-  const uiPort = await freePort();
+  const uiPort = options.uiPort ?? (await freePort());
   const settings = {
     uiHost: '127.0.0.1',
     uiPort,
@@ -48,7 +60,13 @@ export async function startNodeRed(flows: FlowNode[], options: { env?: Record<st
     editorTheme: { tours: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
   };
-  writeFileSync(join(userDir, 'settings.js'), `module.exports = ${JSON.stringify(settings)};\n`);
+  const adminAuth = options.adminTokens
+    ? `settings.adminAuth = { type: 'credentials', users: [], tokens: (token) => Promise.resolve(
+        token === ${JSON.stringify(options.adminTokens.write)} ? { username: 'harness', permissions: '*' } :
+        token === ${JSON.stringify(options.adminTokens.read)} ? { username: 'mcp-reader', permissions: ['flows.read'] } : null) };\n`
+    : '';
+  writeFileSync(join(userDir, 'settings.js'), `const settings = ${JSON.stringify(settings)};\n${adminAuth}module.exports = settings;\n`);
+  const adminHeaders: Record<string, string> = options.adminTokens ? { authorization: `Bearer ${options.adminTokens.write}` } : {};
 
   const redJs = require.resolve(`${nodeRedPackage}/red.js`);
   const child: ChildProcess = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
@@ -106,6 +124,7 @@ export async function startNodeRed(flows: FlowNode[], options: { env?: Record<st
 
   return {
     adminUrl,
+    adminPort: uiPort,
     userDir,
     output: () => output,
     waitForOutput,
@@ -113,14 +132,14 @@ export async function startNodeRed(flows: FlowNode[], options: { env?: Record<st
       const since = output.length;
       const response = await fetch(`${adminUrl}/flows`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'node-red-deployment-type': type, 'node-red-api-version': 'v1' },
+        headers: { ...adminHeaders, 'content-type': 'application/json', 'node-red-deployment-type': type, 'node-red-api-version': 'v1' },
         body: JSON.stringify(nextFlows),
       });
       if (response.status !== 204) throw new Error(`deploy failed: ${response.status} ${await response.text()}`);
       await waitForOutput('Started', since);
     },
     async getFlows() {
-      const response = await fetch(`${adminUrl}/flows`, { headers: { 'node-red-api-version': 'v1' } });
+      const response = await fetch(`${adminUrl}/flows`, { headers: { ...adminHeaders, 'node-red-api-version': 'v1' } });
       return (await response.json()) as FlowNode[];
     },
     stop,

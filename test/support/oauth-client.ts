@@ -124,3 +124,146 @@ export async function signedInClient(mcpUrl: string, provider: TestOAuthProvider
   await client.connect(transport);
   return client;
 }
+
+// --- raw OAuth exchanges, for the protocol edges the official client never produces ---------------
+
+/** RFC 7636 S256: a verifier of 43 unreserved characters (random unless given) and its challenge. */
+export function pkcePair(verifier = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32))).toString('base64url')) {
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** `<base>/oauth/<slug>/authorize` with `params` as the query; undefined values are left out. */
+export function authorizeUrl(base: string, slug: string, params: Record<string, string | undefined>): string {
+  const url = new URL(`/oauth/${slug}/authorize`, base);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
+  return url.toString();
+}
+
+export interface RawSignInOptions {
+  /** Origin the bridge is reached at (its Base URL, or another instance behind the same Base URL). */
+  readonly base: string;
+  readonly slug: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly idp: TestIdp;
+  readonly username: string;
+  readonly resource?: string;
+  readonly verifier?: string;
+  readonly state?: string;
+}
+
+export interface BegunSignIn {
+  readonly verifier: string;
+  readonly state: string;
+  /** `name=value` of the bridge's sign-in cookie, ready for a Cookie header. */
+  readonly cookie: string;
+  /** Where the bridge sent the browser: the provider's authorization endpoint. */
+  readonly providerUrl: string;
+}
+
+/** The browser's first step: /authorize, which must answer 302 to the provider and set the sign-in cookie. */
+export async function beginRawSignIn(options: Omit<RawSignInOptions, 'idp' | 'username'>): Promise<BegunSignIn> {
+  const { verifier, challenge } = pkcePair(options.verifier);
+  const state = options.state ?? `client-state-${Math.random().toString(36).slice(2)}`;
+  const url = authorizeUrl(options.base, options.slug, {
+    response_type: 'code',
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+    resource: options.resource,
+  });
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  const body = await response.text();
+  if (response.status !== 302 || !location) throw new Error(`authorize answered ${response.status}: ${body}`);
+  if (location.startsWith(options.redirectUri)) throw new Error(`authorize sent the browser back to the client: ${location}`);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
+  if (!cookie) throw new Error('authorize set no sign-in cookie');
+  return { verifier, state, cookie, providerUrl: location };
+}
+
+/** The browser's last step: the provider's redirect back to the bridge's callback (not followed further). */
+export function finishRawSignIn(callbackUrl: string, cookie?: string): Promise<Response> {
+  return fetch(callbackUrl, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+}
+
+export interface RawSignIn {
+  /** The one-time code, or null when the bridge sent an error back to the client instead. */
+  readonly code: string | null;
+  readonly error: string | null;
+  readonly state: string | null;
+  readonly iss: string | null;
+  readonly verifier: string;
+  readonly redirectLocation: URL;
+}
+
+/**
+ * A whole browser sign-in without the official client: authorize (keeping the cookie), the
+ * provider's login, the bridge's callback. Resolves with what reached the client's redirect URI,
+ * a code or an error; throws only when the bridge did not redirect to the client at all.
+ */
+export async function rawSignIn(options: RawSignInOptions): Promise<RawSignIn> {
+  const begun = await beginRawSignIn(options);
+  const toBridge = await options.idp.signIn(begun.providerUrl, options.username);
+  const callback = await finishRawSignIn(toBridge, begun.cookie);
+  const location = callback.headers.get('location');
+  const body = await callback.text();
+  if (callback.status !== 302 || !location) throw new Error(`callback answered ${callback.status}: ${body}`);
+  const landing = new URL(location);
+  if (!location.startsWith(options.redirectUri)) throw new Error(`callback redirected elsewhere than the client: ${location}`);
+  const params = landing.searchParams;
+  return { code: params.get('code'), error: params.get('error'), state: params.get('state'), iss: params.get('iss'), verifier: begun.verifier, redirectLocation: landing };
+}
+
+export interface TokenExchange {
+  readonly base: string;
+  readonly slug: string;
+  readonly code: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly verifier: string;
+  readonly resource?: string;
+}
+
+export interface TokenAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: any;
+}
+
+/** POST /oauth/<slug>/token with grant_type=authorization_code, as a public client. */
+export async function exchangeCode(exchange: TokenExchange): Promise<TokenAnswer> {
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code: exchange.code,
+    client_id: exchange.clientId,
+    redirect_uri: exchange.redirectUri,
+    code_verifier: exchange.verifier,
+  });
+  if (exchange.resource !== undefined) form.set('resource', exchange.resource);
+  return postToken(exchange.base, exchange.slug, form.toString());
+}
+
+/** A raw POST to the token endpoint (body and content type as given). */
+export async function postToken(base: string, slug: string, body: string, contentType = 'application/x-www-form-urlencoded'): Promise<TokenAnswer> {
+  const response = await fetch(new URL(`/oauth/${slug}/token`, base), { method: 'POST', headers: { 'content-type': contentType }, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** rawSignIn then exchangeCode: an access token for `username` (throws if either step is refused). */
+export async function rawAccessToken(options: RawSignInOptions): Promise<string> {
+  const signedIn = await rawSignIn(options);
+  if (!signedIn.code) throw new Error(`sign-in refused: ${signedIn.error}: ${signedIn.redirectLocation.searchParams.get('error_description')}`);
+  const answer = await exchangeCode({ ...options, code: signedIn.code, verifier: signedIn.verifier });
+  if (answer.status !== 200) throw new Error(`token exchange answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.access_token as string;
+}

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { answer, oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
+import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import {
+  beginRawSignIn,
+  claudeLikeDocument,
+  exchangeCode,
+  finishRawSignIn,
+  signedInClient,
+  TestOAuthProvider,
+} from '../support/oauth-client.js';
+import { freePort } from '../support/ports.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+
+/**
+ * Two Node-RED instances behind one public address, as behind a load balancer: the same flows, the
+ * same Base URL (instance 1's address stands in for the balancer's), different listening ports, and
+ * one real redis-server holding sign-ins and tokens. A token issued through either instance works on
+ * both, and keeps working when the instance that issued it is gone.
+ */
+
+const CLIENT_ID = 'https://client.test/oauth/claude-like.json';
+const REDIRECT = 'http://127.0.0.1:49152/callback';
+const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-tests' };
+
+/** The tool answers with the caller and with which instance ran the flow (MCP_TEST_INSTANCE). */
+function instanceFlows(port: number, baseUrl: string, issuer: string): FlowNode[] {
+  return [
+    tab(),
+    runtimeBehind('rt', port, baseUrl),
+    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
+    oidcAuth('auth', { storage: 'store', issuer, clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
+    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['who'] }),
+    answer(
+      'who',
+      `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: { subject: msg.mcp.subject, instance: env.get('MCP_TEST_INSTANCE') } };\nreturn msg;`,
+      'fs',
+    ),
+    tool('t-who', { name: 'whoami', endpoint: '/tools' }),
+  ];
+}
+
+function rawCall(url: string, token: string, method: string, params?: object): Promise<RawResponse> {
+  return postJsonRpc(url, { jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }, { authorization: `Bearer ${token}` });
+}
+
+function textOf(result: { content?: unknown }): any {
+  return JSON.parse((result.content as Array<{ text: string }>)[0]!.text);
+}
+
+describe(`OAuth across two Node-RED instances sharing Redis on ${nodeRedPackage}`, () => {
+  let idp: TestIdp;
+  let redis: RedisServer;
+  let first: NodeRedProcess;
+  let second: NodeRedProcess;
+  let baseUrl: string;
+  let secondBase: string;
+  /** The provider that signed in through instance 1; its tokens are reused against instance 2. */
+  let provider: TestOAuthProvider;
+
+  before(async () => {
+    const [port1, port2] = [await freePort(), await freePort()];
+    baseUrl = `http://127.0.0.1:${port1}`;
+    secondBase = `http://127.0.0.1:${port2}`;
+    idp = await startTestIdp({
+      clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: [`${baseUrl}/oauth/team/callback`] }],
+    });
+    redis = await startRedis();
+    const env = { MCP_TEST_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_TEST_REDIS_URL: redis.url };
+    [first, second] = await Promise.all([
+      startNodeRed(instanceFlows(port1, baseUrl, idp.issuer), { env: { ...env, MCP_TEST_INSTANCE: '1' } }),
+      startNodeRed(instanceFlows(port2, baseUrl, idp.issuer), { env: { ...env, MCP_TEST_INSTANCE: '2' } }),
+    ]);
+    await Promise.all([waitForEndpoint(`${baseUrl}/tools`), waitForEndpoint(`${secondBase}/tools`)]);
+  });
+
+  after(async () => {
+    await first?.stop();
+    await second?.stop();
+    await idp?.stop();
+    await redis?.stop();
+  });
+
+  it('serves a token issued through instance 1 on instance 2 (raw POST and the official client)', async () => {
+    provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+    const client1 = await signedInClient(`${baseUrl}/tools`, provider, idp, 'alice');
+    try {
+      assert.deepEqual(textOf(await client1.callTool({ name: 'whoami', arguments: {} })), { subject: 'alice', instance: '1' });
+    } finally {
+      await client1.close();
+    }
+    const token = provider.accessToken;
+    assert.ok(token);
+
+    const list = await rawCall(`${secondBase}/tools`, token, 'tools/list');
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.json().result.tools.map((t: { name: string }) => t.name), ['whoami']);
+    const call = await rawCall(`${secondBase}/tools`, token, 'tools/call', { name: 'whoami', arguments: {} });
+    assert.equal(call.status, 200);
+    assert.deepEqual(textOf(call.json().result), { subject: 'alice', instance: '2' });
+
+    // The official client at instance 2's port, holding the tokens from the sign-in through instance 1.
+    const client2 = new Client({ name: 'oauth-scale-out-test', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+    await client2.connect(new StreamableHTTPClientTransport(new URL(`${secondBase}/tools`), { authProvider: provider }));
+    try {
+      assert.deepEqual((await client2.listTools()).tools.map((t) => t.name), ['whoami']);
+      assert.deepEqual(textOf(await client2.callTool({ name: 'whoami', arguments: {} })), { subject: 'alice', instance: '2' });
+    } finally {
+      await client2.close();
+    }
+    await second.waitForOutput(/"event":"mcp\.tool_call","outcome":"success","tool":"whoami","subject":"alice"/);
+  });
+
+  it('finishes a sign-in started on instance 2 whose callback lands on instance 1, and exchanges the code on instance 2', async () => {
+    const options = { base: secondBase, slug: 'team', clientId: CLIENT_ID, redirectUri: REDIRECT, resource: `${baseUrl}/tools` };
+    const begun = await beginRawSignIn(options);
+    const toBridge = await idp.signIn(begun.providerUrl, 'alice');
+    // The provider sends the browser to the Base URL, here instance 1.
+    assert.ok(toBridge.startsWith(`${baseUrl}/oauth/team/callback`));
+    const callback = await finishRawSignIn(toBridge, begun.cookie);
+    await callback.body?.cancel();
+    assert.equal(callback.status, 302);
+    const landing = new URL(callback.headers.get('location')!);
+    assert.equal(landing.searchParams.get('iss'), baseUrl);
+    const code = landing.searchParams.get('code');
+    assert.ok(code, `no code: ${landing}`);
+    const issued = await exchangeCode({ ...options, code, verifier: begun.verifier });
+    assert.equal(issued.status, 200);
+    const call = await rawCall(`${secondBase}/tools`, issued.body.access_token, 'tools/call', { name: 'whoami', arguments: {} });
+    assert.deepEqual(textOf(call.json().result), { subject: 'alice', instance: '2' });
+  });
+
+  it('keeps serving the token on instance 2 after instance 1 is stopped', async () => {
+    await first.stop();
+    await assert.rejects(fetch(`${baseUrl}/tools`), 'instance 1 is gone');
+    const client2 = new Client({ name: 'oauth-scale-out-test', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+    await client2.connect(new StreamableHTTPClientTransport(new URL(`${secondBase}/tools`), { authProvider: provider }));
+    try {
+      assert.deepEqual(textOf(await client2.callTool({ name: 'whoami', arguments: {} })), { subject: 'alice', instance: '2' });
+    } finally {
+      await client2.close();
+    }
+  });
+});
