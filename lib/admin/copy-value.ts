@@ -1,0 +1,135 @@
+import { isPlainObject } from '../mcp/json-schema.js';
+import type { Findings, Inspection } from './inspection.js';
+import { GET_FLOW_LIMITS, REDACTED } from './limits.js';
+import { childPath, isSecretKey, redactUrlUserInfo } from './redaction.js';
+
+/** Bytes of values one answer may still carry (the 64 KiB config budget). */
+export class ByteBudget {
+  used = 0;
+  constructor(readonly max: number = GET_FLOW_LIMITS.configBudgetBytes) {}
+}
+
+export interface CopyScope {
+  readonly inspection: Inspection;
+  readonly findings: Findings;
+  readonly budget?: ByteBudget;
+}
+
+const OMITTED: unique symbol = Symbol('omitted');
+type Copied = unknown;
+
+/**
+ * Copies one property for an answer: secrets and env values redacted, nesting and walked values
+ * bounded, and the whole value dropped (and listed) when it is over 32 KiB or over the budget.
+ * Returns `undefined` when the property is left out.
+ */
+export function copyProperty(key: string, value: unknown, path: string, scope: CopyScope): { value: unknown } | undefined {
+  const copied = copyEntry(key, value, path, scope, 1);
+  if (copied === OMITTED || copied === undefined) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(copied));
+  if (bytes > GET_FLOW_LIMITS.maxValueBytes) {
+    omit(path, scope);
+    return undefined;
+  }
+  if (scope.budget) {
+    if (scope.budget.used + bytes > scope.budget.max) {
+      omit(path, scope);
+      return undefined;
+    }
+    scope.budget.used += bytes;
+  }
+  return { value: copied };
+}
+
+/** Copies a value that is not itself a named property (a label, a list entry) with the same rules. */
+export function copyValue(value: unknown, path: string, scope: CopyScope): unknown {
+  const copied = copyProperty('', value, path, scope);
+  return copied?.value;
+}
+
+/** Node-RED env lists keep their names and types; every value, whatever its type, is hidden. */
+export function copyEnv(value: unknown, path: string, scope: CopyScope): unknown {
+  if (!Array.isArray(value)) return redact(path, scope);
+  const entries: unknown[] = [];
+  for (const [index, item] of value.entries()) {
+    const itemPath = childPath(path, index);
+    if (entries.length >= GET_FLOW_LIMITS.pageSize || !scope.inspection.visitValue()) {
+      omit(itemPath, scope);
+      break;
+    }
+    if (!isPlainObject(item)) {
+      entries.push(redact(itemPath, scope));
+      continue;
+    }
+    const entry: Record<string, unknown> = {};
+    if (typeof item.name === 'string') entry.name = redactUrlUserInfo(item.name);
+    if (typeof item.type === 'string') entry.type = item.type;
+    if ('value' in item) entry.value = redact(childPath(itemPath, 'value'), scope);
+    entries.push(entry);
+  }
+  return entries;
+}
+
+function copyEntry(key: string, value: unknown, path: string, scope: CopyScope, depth: number): Copied {
+  if (value === undefined) return OMITTED;
+  if (key === 'credentials' || isSecretKey(key)) return redact(path, scope);
+  if (key === 'env') return copyEnv(value, path, scope);
+  return copyNested(value, path, scope, depth);
+}
+
+function copyNested(value: unknown, path: string, scope: CopyScope, depth: number): Copied {
+  if (!scope.inspection.visitValue()) return omit(path, scope);
+  if (typeof value === 'string') {
+    // Longer than the per-value cap in characters means longer in bytes too: dropped here, so the
+    // rest of the structure it sits in can still be shown.
+    if (value.length > GET_FLOW_LIMITS.maxValueBytes) return omit(path, scope);
+    const safe = redactUrlUserInfo(value);
+    if (safe !== value) scope.findings.redacted.push(path);
+    return safe;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (Array.isArray(value) || isPlainObject(value)) {
+    if (depth > GET_FLOW_LIMITS.maxDepth) return omit(path, scope);
+    return Array.isArray(value) ? copyArray(value, path, scope, depth) : copyObject(value, path, scope, depth);
+  }
+  return OMITTED;
+}
+
+function copyArray(value: readonly unknown[], path: string, scope: CopyScope, depth: number): unknown[] {
+  const copy: unknown[] = [];
+  for (const [index, item] of value.entries()) {
+    const itemPath = childPath(path, index);
+    if (scope.inspection.valuesExhausted) {
+      omit(itemPath, scope);
+      break;
+    }
+    const copied = copyNested(item, itemPath, scope, depth + 1);
+    if (copied !== OMITTED) copy.push(copied);
+  }
+  return copy;
+}
+
+function copyObject(value: Record<string, unknown>, path: string, scope: CopyScope, depth: number): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = childPath(path, key);
+    if (scope.inspection.valuesExhausted) {
+      omit(itemPath, scope);
+      break;
+    }
+    const copied = copyEntry(key, item, itemPath, scope, depth + 1);
+    if (copied !== OMITTED) copy[key] = copied;
+  }
+  return copy;
+}
+
+function redact(path: string, scope: CopyScope): string {
+  scope.findings.redacted.push(path);
+  return REDACTED;
+}
+
+function omit(path: string, scope: CopyScope): typeof OMITTED {
+  scope.findings.omitted.push(path);
+  scope.inspection.truncated = true;
+  return OMITTED;
+}
