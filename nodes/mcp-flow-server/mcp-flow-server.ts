@@ -33,12 +33,14 @@ export default function (RED: NodeAPI) {
   RED.events.on('flows:started', () => {
     deployGeneration += 1;
   });
+  const adminRoot = () => String((RED.settings as { httpAdminRoot?: unknown }).httpAdminRoot ?? '/').replace(/\/+$/, '');
   const adminTools = (runtimeNode: McpRuntimeNode, path: string): ToolDefinition[] => {
     const admin = runtimeNode.admin;
     if (!admin || admin.endpointPath !== path) return [];
     return [
       createGetFlowTool({
-        adminBaseUrl: `http://127.0.0.1:${admin.port}`,
+        // The admin API lives under httpAdminRoot when Node-RED is configured with one.
+        adminBaseUrl: `http://127.0.0.1:${admin.port}${adminRoot()}`,
         token: admin.token,
         eachNode: (visit) => RED.nodes.eachNode((config) => visit(config as unknown as Record<string, unknown>)),
         deployGeneration: () => deployGeneration,
