@@ -17,6 +17,7 @@ import type { Logger } from '../core/logger.js';
 import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
 import { isPlainObject } from './json-schema.js';
 import { protocolVersionOf } from './protocol-version.js';
+import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { InProcessResult } from './tool-definition.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
@@ -208,7 +209,7 @@ export class McpEndpoint {
       const answer: InProcessResult = await tool
         .runInProcess(args as Record<string, unknown>, AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutMs)]))
         .catch(() => ({ result: toolError(`Tool "${name}" failed unexpectedly.`) }));
-      const projected = server.projectCallToolResult(answer.result, tool.outputSchema);
+      const projected = server.projectCallToolResult(clampResult(answer.result, DEFAULTS.maxResultBytes), tool.outputSchema);
       const extra = {
         ...(answer.mode !== undefined ? { mode: answer.mode } : {}),
         ...(answer.scannedNodes !== undefined ? { scannedNodes: answer.scannedNodes } : {}),
@@ -238,7 +239,7 @@ export class McpEndpoint {
       }
       throw error;
     }
-    const result = server.projectCallToolResult(resultFromOutcome(tool, outcome), tool.outputSchema);
+    const result = server.projectCallToolResult(clampResult(resultFromOutcome(tool, outcome), DEFAULTS.maxResultBytes), tool.outputSchema);
     return finish(name, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
   }
 }

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { answer, flowServer, router, runtime, tab, tool } from '../support/flows.js';
+import { connect, postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { freePort } from '../support/ports.js';
+
+const RESPOND = `msg.topic = 'mcp-tool-response';`;
+
+/** Tools whose flows misbehave in the ways real flows do. */
+function faultFlows(port: number): FlowNode[] {
+  return [
+    tab(),
+    runtime('rt', port),
+    flowServer('fs', { runtime: 'rt', path: '/faults', wires: ['route'] }),
+    router('route', { throws: 'throw-fn', twice: 'twice-fn', huge: 'huge-fn', wait: 'wait-fn' }),
+    // A flow that throws: nothing answers, a Catch node reports it as the tool's error.
+    answer('throw-fn', `throw new Error('the database is on fire');`, 'fs'),
+    { id: 'catcher', type: 'catch', z: 'tab-tests', name: '', scope: ['throw-fn'], uncaught: false, x: 100, y: 400, wires: [['catch-answer']] },
+    answer('catch-answer', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, error: msg.error.message };\nreturn msg;`, 'fs'),
+    answer('twice-fn', `${RESPOND}\nconst id = msg.payload.executionId;\nnode.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'first' } });\nreturn { topic: 'mcp-tool-response', payload: { executionId: id, result: 'second' } };`, 'fs'),
+    answer('huge-fn', `${RESPOND}\nconst rows = Array.from({ length: 40000 }, (_, i) => ({ id: i, text: 'row '.repeat(10) }));\nmsg.payload = { executionId: msg.payload.executionId, result: { rows } };\nreturn msg;`, 'fs'),
+    answer('wait-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'too late' } }), 20000);\nreturn null;`, 'fs'),
+    tool('t-throws', { name: 'throws', endpoint: '/faults' }),
+    tool('t-twice', { name: 'twice', endpoint: '/faults' }),
+    tool('t-huge', { name: 'huge', endpoint: '/faults', output: { type: 'object', properties: { rows: { type: 'array' } }, required: ['rows'] } }),
+    tool('t-wait', { name: 'wait', endpoint: '/faults' }),
+  ];
+}
+
+describe(`misbehaving flows on ${nodeRedPackage}`, () => {
+  let nodeRed: NodeRedProcess;
+  let url: string;
+  const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0]!.text;
+
+  before(async () => {
+    const port = await freePort();
+    nodeRed = await startNodeRed(faultFlows(port));
+    url = `http://127.0.0.1:${port}/faults`;
+    await waitForEndpoint(url);
+  });
+  after(() => nodeRed?.stop());
+
+  it('turns a flow that throws (reported by a Catch node) into an error result', async () => {
+    const client = await connect(url, 'legacy');
+    try {
+      const result = await client.callTool({ name: 'throws', arguments: {} });
+      assert.equal(result.isError, true);
+      assert.match(text(result), /Tool "throws" failed: (Error: )?the database is on fire/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('uses the first answer of a flow that answers twice and drops the second with a log line', async () => {
+    const since = nodeRed.output().length;
+    const client = await connect(url, 'modern');
+    try {
+      const result = await client.callTool({ name: 'twice', arguments: {} });
+      assert.equal(text(result), 'first');
+    } finally {
+      await client.close();
+    }
+    await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
+  });
+
+  it('shrinks an oversized result structurally, as whole JSON, with a note', async () => {
+    const response = await postJsonRpc(url, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'huge', arguments: {} } });
+    assert.equal(response.status, 200);
+    const body = response.json();
+    const result = body.result;
+    assert.ok(response.body.length <= 1.1 * 1024 * 1024, `answer of ${response.body.length} bytes`);
+    assert.ok(Array.isArray(result.structuredContent.rows) && result.structuredContent.rows.length < 40000);
+    assert.equal(result.structuredContent.rows[0].id, 0);
+    assert.match(result.content.at(-1).text, /has been shortened to fit the 1048576-byte limit/);
+    assert.ok(result._meta['io.flowmcp/truncated'].originalBytes > 1024 * 1024);
+  });
+
+  it('fails 20 pending calls clearly when the flows are redeployed with Full, then serves again', async () => {
+    const pending = Array.from({ length: 20 }, (_, i) =>
+      postJsonRpc(url, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'wait', arguments: {} } }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const flows = await nodeRed.getFlows();
+    await nodeRed.deploy(flows, 'full');
+    const answers = (await Promise.all(pending)).map((response) => response.json());
+    assert.equal(answers.length, 20);
+    for (const body of answers) {
+      assert.equal(body.result?.isError, true, JSON.stringify(body));
+      assert.match(body.result.content[0].text, /Tool "wait" was not answered: the endpoint was redeployed/);
+    }
+    assert.deepEqual(answers.map((body) => body.id).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => 100 + i));
+    await waitForEndpoint(url);
+    const client = await connect(url, 'legacy');
+    try {
+      assert.equal(text(await client.callTool({ name: 'twice', arguments: {} })), 'first');
+    } finally {
+      await client.close();
+    }
+  });
+});
