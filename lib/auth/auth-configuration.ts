@@ -1,6 +1,7 @@
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../storage/store.js';
 import type { AuditSink } from './audit.js';
+import type { ConsentPolicy } from './consent/consent-types.js';
 import type { ClientResolver, UpstreamSignIn } from './bridge/bridge-context.js';
 
 /**
@@ -14,6 +15,7 @@ export interface AuthConfiguration {
   readonly namespace: string;
   readonly scopes: readonly string[];
   readonly accessTokenTtlSeconds: number;
+  readonly consentPolicy: ConsentPolicy;
   readonly store: Store;
   readonly clients: ClientResolver;
   createUpstream(redirectUri: string): UpstreamSignIn;

@@ -1,6 +1,8 @@
 import { envNameFrom, readEnv, type Environment } from '../config/env-secrets.js';
 import { McpPaletteError } from '../core/errors.js';
 import { parseHostAllowList, type HostAllowList } from './clients/host-allow-list.js';
+import { parseConsentPolicy } from './consent/consent-settings.js';
+import type { ConsentPolicy } from './consent/consent-types.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
 import { parsePinnedClients } from './clients/pinned-clients.js';
 import { namespaceOf, parseProviderSettings, type ProviderSettings } from './upstream/provider-settings.js';
@@ -13,6 +15,7 @@ export interface AuthSettings {
   readonly allowList: HostAllowList;
   readonly pinnedClients: ReadonlyMap<string, ClientMetadata>;
   readonly accessTokenTtlSeconds: number;
+  readonly consentPolicy: ConsentPolicy;
 }
 
 export interface AuthCredentials {
@@ -71,7 +74,8 @@ export function parseAuthConfig(
   }
   const pinnedClients = parsePinnedClients(text(config.pinnedClients));
   const accessTokenTtlSeconds = ttl(config.accessTokenTtl);
-  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds });
+  const consentPolicy = parseConsentPolicy(config);
+  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy });
 }
 
 function secretFrom(envName: unknown, credential: string | undefined, env: Environment): string {

@@ -84,6 +84,23 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async increment(key: StoreKey, ttlSeconds: number): Promise<number> {
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.prepare(key);
+    const entry = this.live(rendered);
+    if (entry === undefined) {
+      this.entries.set(rendered, this.entry('1', ttlSeconds));
+      return 1;
+    }
+    // Redis INCR accepts only the canonical text of a signed 64-bit integer.
+    if (!/^-?(0|[1-9][0-9]{0,18})$/.test(entry.value) || !Number.isSafeInteger(Number(entry.value) + 1)) {
+      throw new StorageUnavailableError('server_error');
+    }
+    const next = Number(entry.value) + 1;
+    this.entries.set(rendered, { value: String(next), expiresAt: entry.expiresAt });
+    return next;
+  }
+
   async delete(key: StoreKey): Promise<void> {
     this.entries.delete(this.prepare(key));
   }

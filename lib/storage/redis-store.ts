@@ -24,9 +24,20 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-/** ioredis adds defineCommand methods at run time; this is the one we define. */
+// INCR and the first EXPIRE in one step: a crash between the two would leave a counter that never
+// expires (a rate limit stuck at its maximum). TTL -1 means "exists without expiry", i.e. just
+// created; checking that instead of EXPIRE NX works on Redis before 7.
+const INCREMENT_LUA = `
+local count = redis.call('INCR', KEYS[1])
+if redis.call('TTL', KEYS[1]) == -1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+return count`;
+
+/** ioredis adds defineCommand methods at run time; these are the ones we define. */
 interface ScriptCommands {
   mcpCompareAndSet(key: string, expected: string, next: string, ttlSeconds: number): Promise<unknown>;
+  mcpIncrement(key: string, ttlSeconds: number): Promise<unknown>;
 }
 
 const CLIENT_OPTIONS: RedisOptions = Object.freeze({
@@ -68,6 +79,7 @@ export class RedisStore implements Store {
     this.tracker = new StoreStateTracker('connecting', () => this.logger.warn('a storage state listener threw'));
     this.client = openClient(options.url, options.password);
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
+    this.client.defineCommand('mcpIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.scripts = this.client as unknown as ScriptCommands;
     this.client.on('ready', () => this.enter('ready'));
     // After an auth or TLS failure every retry fails the same way; stay `failed` until one succeeds.
@@ -112,6 +124,12 @@ export class RedisStore implements Store {
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
     return (await this.run(() => this.scripts.mcpCompareAndSet(rendered, expected, next, ttlSeconds))) === 1;
+  }
+
+  async increment(key: StoreKey, ttlSeconds: number): Promise<number> {
+    assertTtlSeconds(ttlSeconds);
+    const rendered = this.render(key);
+    return Number(await this.run(() => this.scripts.mcpIncrement(rendered, ttlSeconds)));
   }
 
   async delete(key: StoreKey): Promise<void> {

@@ -33,6 +33,13 @@ export interface Store {
   /** Replaces the value only if it currently equals `expected` (atomic) and sets the new TTL. */
   compareAndSet(key: StoreKey, expected: string, next: string, ttlSeconds: number): Promise<boolean>;
   delete(key: StoreKey): Promise<void>;
+  /**
+   * Adds 1 to an integer counter (absent counts as 0) and returns the new value, atomically (INCR).
+   * The TTL applies only when the counter has none yet (it was just created), so a counter is a fixed
+   * window that later increments never extend. A value that is not an integer rejects with
+   * StorageUnavailableError (`server_error`), as Redis refuses INCR on it.
+   */
+  increment(key: StoreKey, ttlSeconds: number): Promise<number>;
   /** Calls listener on every state change (not with the current state). Returns an unsubscribe. */
   onState(listener: (state: StoreState) => void): () => void;
   /** Releases the connection or timer; later operations reject with StorageUnavailableError. */

@@ -38,6 +38,7 @@ export default function (RED: NodeAPI) {
         namespace: settings.namespace,
         scopes: settings.provider.scopes,
         accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
+        consentPolicy: settings.consentPolicy,
         store: storageNode.store,
         clients: createClientResolver(settings.pinnedClients, settings.allowList, logger),
         createUpstream: (redirectUri: string) => createUpstreamSignIn(settings.provider, redirectUri),

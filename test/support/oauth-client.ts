@@ -90,9 +90,30 @@ export async function browserSignIn(authorizationUrl: string, idp: TestIdp, user
   if (authorize.status !== 302) throw new Error(`authorize answered ${authorize.status}: ${await authorize.text()}`);
   const cookie = (authorize.headers.get('set-cookie') ?? '').split(';')[0]!;
   const toBridge = await idp.signIn(authorize.headers.get('location')!, username);
-  const callback = await fetch(toBridge, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+  const callback = await answerConsent(await fetch(toBridge, { redirect: 'manual', headers: cookie ? { cookie } : {} }), toBridge);
   if (callback.status !== 302) throw new Error(`callback answered ${callback.status}: ${await callback.text()}`);
   return new URL(callback.headers.get('location')!);
+}
+
+/**
+ * When the bridge shows its consent page, answers it the way the user would: submits the page's form
+ * with its hidden fields and the consent cookie. Any other response is passed through untouched.
+ */
+export async function answerConsent(response: Response, pageUrl: string, decision: 'approve' | 'deny' = 'approve'): Promise<Response> {
+  if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('text/html')) return response;
+  const page = await response.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
+  if (!action) throw new Error(`expected the consent page, got: ${page.slice(0, 300)}`);
+  const fields = new URLSearchParams();
+  for (const [, name, value] of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.set(name!, value!);
+  fields.set('decision', decision);
+  const cookies = response.headers.getSetCookie().map((header) => header.split(';')[0]).join('; ');
+  return fetch(new URL(action, pageUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies },
+    body: fields.toString(),
+  });
 }
 
 /**
@@ -185,8 +206,8 @@ export async function beginRawSignIn(options: Omit<RawSignInOptions, 'idp' | 'us
 }
 
 /** The browser's last step: the provider's redirect back to the bridge's callback (not followed further). */
-export function finishRawSignIn(callbackUrl: string, cookie?: string): Promise<Response> {
-  return fetch(callbackUrl, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+export async function finishRawSignIn(callbackUrl: string, cookie?: string, consent: 'approve' | 'deny' = 'approve'): Promise<Response> {
+  return answerConsent(await fetch(callbackUrl, { redirect: 'manual', headers: cookie ? { cookie } : {} }), callbackUrl, consent);
 }
 
 export interface RawSignIn {

@@ -149,6 +149,49 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
       assert.equal(await store.get(k), `winner-${winners[0]}`);
     });
 
+    it('increment counts from 1 and keeps the count as the value', async () => {
+      const k = key('limit');
+      assert.equal(await store.increment(k, 60), 1);
+      assert.equal(await store.increment(k, 60), 2);
+      assert.equal(await store.increment(k, 60), 3);
+      assert.equal(await store.get(k), '3');
+      assert.equal(await store.increment(key('limit'), 60), 1);
+    });
+
+    it('increment sets the TTL only when it creates the counter: a fixed window', async () => {
+      const k = key('limit');
+      assert.equal(await store.increment(k, 1), 1);
+      // A longer TTL on a later increment must not stretch the window.
+      assert.equal(await store.increment(k, 60), 2);
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.get(k), undefined);
+      assert.equal(await store.increment(k, 60), 1);
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.increment(k, 1), 2);
+    });
+
+    it('increment continues a number put there and keeps its TTL', async () => {
+      const k = key('limit');
+      await store.put(k, '41', 1);
+      assert.equal(await store.increment(k, 60), 42);
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.get(k), undefined);
+    });
+
+    it(`increment loses no count under ${CONCURRENT_TAKES} concurrent increments`, async () => {
+      const k = key('limit');
+      const counts = await Promise.all(Array.from({ length: CONCURRENT_TAKES }, () => store.increment(k, 60)));
+      assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: CONCURRENT_TAKES }, (_, index) => index + 1));
+      assert.equal(await store.get(k), String(CONCURRENT_TAKES));
+    });
+
+    it('increment refuses a value that is not an integer, as Redis does, and leaves it alone', async () => {
+      const k = key('limit');
+      await store.put(k, 'not-a-number', 60);
+      await assert.rejects(store.increment(k, 60), (error: unknown) => error instanceof StorageUnavailableError && error.reason === 'server_error');
+      assert.equal(await store.get(k), 'not-a-number');
+    });
+
     it('delete removes a value, and deleting an absent key is fine', async () => {
       const k = key();
       await store.put(k, 'v', 60);
@@ -200,6 +243,9 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
         () => store.put(key(), 'v', 1.5),
         () => store.putIfAbsent(key(), 'v', -1),
         () => store.compareAndSet(key(), 'a', 'b', Number.NaN),
+        () => store.increment(key(), 0),
+        () => store.increment(key(), 2.5),
+        () => store.increment({ namespace: 'ns', kind: 'li:mit', id: 'x' }, 60),
       ];
       for (const refusal of refusals) {
         await assert.rejects(refusal, (error: unknown) => error instanceof Error && !(error instanceof StorageUnavailableError));
@@ -227,6 +273,7 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
         () => closing.take(k),
         () => closing.compareAndSet(k, 'v', 'w', 60),
         () => closing.delete(k),
+        () => closing.increment(k, 60),
       ];
       for (const operation of operations) {
         await assert.rejects(operation, (error: unknown) => error instanceof StorageUnavailableError && error.code === 'storage_unavailable');

@@ -6,6 +6,9 @@ import { createAuthorizeHandler } from './authorize.js';
 import { createBearerAccess } from './bearer-access.js';
 import { routePaths, type BridgeContext, type ProtectedEndpoint } from './bridge-context.js';
 import { createCallbackHandler } from './callback.js';
+import { createConsentHandler } from './consent-route.js';
+import { createConsent } from '../consent/consent.js';
+import type { FinishedSignIn } from './issue-code.js';
 import { prmPathFor, protectedResourceMetadata, serveDocument } from './metadata.js';
 import { createTokenHandler } from './token.js';
 
@@ -38,6 +41,15 @@ export class AuthBridge {
       scopes: auth.scopes,
       audit: auth.audit,
       logger: auth.logger,
+      consent: createConsent<FinishedSignIn>({
+        store: auth.store,
+        namespace: auth.namespace,
+        slug: auth.slug,
+        issuer,
+        policy: auth.consentPolicy,
+        secureCookies: issuer.startsWith('https:'),
+        logger: auth.logger,
+      }),
       endpointForResource: (resource) => this.endpoints.get(resource),
       soleEndpoint: () => (this.endpoints.size === 1 ? this.endpoints.values().next().value : undefined),
     };
@@ -55,6 +67,7 @@ export class AuthBridge {
       [paths.authorize, createAuthorizeHandler(this.context, secure)],
       [paths.callback, createCallbackHandler(this.context, secure)],
       [paths.token, createTokenHandler(this.context)],
+      [paths.consent, createConsentHandler(this.context)],
     ] as const;
     try {
       for (const [path, handler] of handlers) this.routes.push(await this.listeners.mount(this.address, path, handler));

@@ -58,6 +58,7 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
       const pending: PendingSignIn = {
         clientId,
         ...(client.clientName ? { clientName: client.clientName } : {}),
+        ...(client.registered ? { registeredClient: true } : {}),
         redirectUri,
         codeChallenge,
         ...(clientState !== undefined ? { clientState } : {}),

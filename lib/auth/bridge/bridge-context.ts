@@ -1,6 +1,9 @@
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
 import type { AuditSink } from '../audit.js';
+import { consentPath } from '../consent/consent-types.js';
+import type { Consent } from '../consent/consent.js';
+import type { FinishedSignIn } from './issue-code.js';
 
 /** One MCP endpoint this bridge issues tokens for. `resource` is its absolute URL (RFC 8707). */
 export interface ProtectedEndpoint {
@@ -21,6 +24,8 @@ export interface SignedInIdentity {
 export interface KnownClient {
   readonly clientId: string;
   readonly clientName?: string;
+  /** Registered through dynamic client registration rather than identified by a metadata document. */
+  readonly registered?: boolean;
   readonly redirectUriAllowed: (redirectUri: string) => boolean;
 }
 
@@ -54,6 +59,7 @@ export interface BridgeContext {
   readonly scopes: readonly string[];
   readonly audit: AuditSink;
   readonly logger: Logger;
+  readonly consent: Consent<FinishedSignIn>;
   endpointForResource(resource: string): ProtectedEndpoint | undefined;
   /** The only protected endpoint, when there is exactly one (the default `resource`). */
   soleEndpoint(): ProtectedEndpoint | undefined;
@@ -67,5 +73,6 @@ export function routePaths(slug: string) {
     authorize: `/oauth/${slug}/authorize`,
     callback: `/oauth/${slug}/callback`,
     token: `/oauth/${slug}/token`,
+    consent: consentPath(slug),
   };
 }

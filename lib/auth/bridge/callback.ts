@@ -2,11 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StorageUnavailableError } from '../../storage/store.js';
 import { clientLabel } from '../client-label.js';
 import { invalidRequest, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
-import { constantTimeEqual, newOpaqueToken, sha256 } from '../secrets.js';
-import { SIGN_IN_TTL_SECONDS, type BridgeContext, type SignedInIdentity } from './bridge-context.js';
+import type { ConsentRequest } from '../consent/consent-types.js';
+import { constantTimeEqual, sha256 } from '../secrets.js';
+import type { BridgeContext, SignedInIdentity } from './bridge-context.js';
 import { clearBindingCookie, cookieName, readCookie } from './browser-binding.js';
-import { decodeRecord, encodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
-import { redirectError, redirectWith } from './redirects.js';
+import { issueCodeAndRedirect, type FinishedSignIn } from './issue-code.js';
+import { decodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
+import { redirectError } from './redirects.js';
 
 /** Provider error codes passed through to the client as they are; anything else becomes access_denied. */
 const RELAYED_ERRORS = new Set(['access_denied', 'temporarily_unavailable', 'server_error', 'login_required', 'consent_required', 'interaction_required']);
@@ -68,7 +70,6 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       return refuse('access_denied', 'Your account is not in a group allowed on this MCP endpoint.', 'not_in_groups', identity.subject);
     }
 
-    const code = newOpaqueToken();
     const issued: IssuedCode = {
       clientId: pending.clientId,
       client,
@@ -78,14 +79,26 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       scope: pending.scope,
       identity: { subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), groups: identity.groups },
     };
+    const finished: FinishedSignIn = { issued, endpointPath: endpoint.path, ...(pending.clientState !== undefined ? { clientState: pending.clientState } : {}) };
+    // One upstream client serves every MCP client, so the user approves each client once.
+    const request: ConsentRequest = {
+      clientId: pending.clientId,
+      ...(pending.clientName ? { clientName: pending.clientName } : {}),
+      registeredClient: pending.registeredClient === true,
+      redirectUri: pending.redirectUri,
+      endpointPath: endpoint.path,
+      endpointName: endpoint.serverName,
+      scope: pending.scope,
+      subject: identity.subject,
+      ...(identity.email ? { email: identity.email } : {}),
+    };
     try {
-      await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }, encodeRecord(issued), SIGN_IN_TTL_SECONDS);
-    } catch (error) {
-      ctx.logger.error(`authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
+      if (!(await ctx.consent.alreadyApproved(request))) return await ctx.consent.prompt(res, request, finished);
+    } catch {
+      ctx.logger.error('consent state could not be read or stored: storage unavailable');
       return refuse('temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', 'storage_unavailable', identity.subject);
     }
-    ctx.audit({ event: 'oauth.sign_in', outcome: 'success', subject: identity.subject, client, endpoint: endpoint.path });
-    redirectWith(res, pending.redirectUri, { code, state: pending.clientState, iss: ctx.issuer });
+    await issueCodeAndRedirect(ctx, res, finished);
   };
 }
 

@@ -4,6 +4,8 @@ import type { SignedInIdentity } from './bridge-context.js';
 export interface PendingSignIn {
   readonly clientId: string;
   readonly clientName?: string;
+  /** A dynamically registered client (its name is self-asserted; consent is always asked). */
+  readonly registeredClient?: boolean;
   readonly redirectUri: string;
   readonly codeChallenge: string;
   readonly clientState?: string;
@@ -23,6 +25,8 @@ export interface IssuedCode {
   readonly resource: string;
   readonly scope: readonly string[];
   readonly identity: SignedInIdentity;
+  /** Encrypted later by the refresh service; present only when refresh is configured and offered. */
+  readonly upstreamRefreshToken?: string;
 }
 
 /** Stored per access token, keyed by the token's hash. */

@@ -1,0 +1,29 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConsentRefused, sendConsentRefusal, sendConsentUnavailable } from '../consent/consent-refused.js';
+import type { BridgeContext } from './bridge-context.js';
+import { issueCodeAndRedirect } from './issue-code.js';
+import { redirectError } from './redirects.js';
+
+/** POST /oauth/<slug>/consent: the user's answer on the consent page. */
+export function createConsentHandler(ctx: BridgeContext) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let outcome;
+    try {
+      outcome = await ctx.consent.complete(req, res);
+    } catch (error) {
+      if (error instanceof ConsentRefused) {
+        ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: `consent_${error.reason}` });
+        return sendConsentRefusal(res, error);
+      }
+      ctx.logger.error('consent could not be read: storage unavailable');
+      return sendConsentUnavailable(res);
+    }
+    const finished = outcome.pending;
+    if (outcome.decision === 'deny') {
+      const { issued } = finished;
+      ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: 'consent_denied', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });
+      return redirectError(res, issued.redirectUri, ctx.issuer, 'access_denied', 'Access to the MCP endpoint was not approved.', finished.clientState);
+    }
+    await issueCodeAndRedirect(ctx, res, finished);
+  };
+}

@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+import { newOpaqueToken, sha256 } from '../secrets.js';
+import { SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
+import { encodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
+import { redirectError, redirectWith } from './redirects.js';
+
+/** What a sign-in needs to finish once the user is known and allowed: at callback, or after consent. */
+export interface FinishedSignIn {
+  readonly issued: IssuedCode;
+  readonly clientState?: string;
+  readonly endpointPath: string;
+}
+
+/**
+ * Stores a one-time code for `issued` and sends the browser back to the client with `code`, `state`
+ * and `iss` (RFC 9207). A storage failure goes back to the client as `temporarily_unavailable`.
+ */
+export async function issueCodeAndRedirect(ctx: BridgeContext, res: ServerResponse, finished: FinishedSignIn): Promise<void> {
+  const { issued, clientState } = finished;
+  const code = newOpaqueToken();
+  try {
+    await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }, encodeRecord(issued), SIGN_IN_TTL_SECONDS);
+  } catch (error) {
+    ctx.logger.error(`authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
+    ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: 'storage_unavailable', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });
+    return redirectError(res, issued.redirectUri, ctx.issuer, 'temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', clientState);
+  }
+  ctx.audit({ event: 'oauth.sign_in', outcome: 'success', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });
+  redirectWith(res, issued.redirectUri, { code, state: clientState, iss: ctx.issuer });
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../core/logger.js';
+import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
+import { isStorageUnavailable, type Store } from '../../storage/store.js';
+import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../bridge/records.js';
+import { singleParams } from '../bridge/redirects.js';
+import { invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { sha256 } from '../secrets.js';
+import type { RevocationAuditEvent } from './registration-audit.js';
+
+/** Same bound as the token endpoint: a revocation form is a token and two short fields. */
+export const MAX_REVOCATION_FORM_BYTES = 16 * 1024;
+
+/**
+ * Revokes a refresh token for `clientId` (ending its session). Resolves true when a token of that
+ * client was found and revoked; false or nothing when there was none. Should reject with
+ * StorageUnavailableError (or an OAuthFailure to send as is) when it could not decide.
+ */
+export type RevokeRefreshToken = (token: string, clientId: string) => Promise<boolean | void>;
+
+export interface RevocationContext {
+  readonly store: Store;
+  readonly namespace: string;
+  /** Supplied once refresh tokens exist; without it only access tokens can be revoked. */
+  readonly revokeRefreshToken?: RevokeRefreshToken;
+  readonly logger: Logger;
+  readonly audit: (event: RevocationAuditEvent) => void;
+}
+
+type Outcome = 'revoked' | 'mismatch' | 'absent';
+
+/**
+ * POST /oauth/<slug>/revoke (RFC 7009). Public clients identify themselves with `client_id` (there
+ * is no secret to authenticate with), and only that client's tokens are revoked. Whatever the token
+ * turns out to be (unknown, expired, another client's, already revoked) the answer is the same empty
+ * 200 (RFC 7009 §2.2), so the endpoint is no oracle for which tokens are alive. `token_type_hint`
+ * only decides which kind is looked for first (§2.1); an unknown hint is ignored.
+ *
+ * 400 `invalid_request` for a missing `token` or `client_id`, a repeated parameter or a body that is
+ * not a form; 413 over 16 KiB; 405 for other methods; 503 `temporarily_unavailable` when storage
+ * (or the refresh service) cannot answer, since then nothing is known to be revoked.
+ */
+export function createRevocationHandler(ctx: RevocationContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    try {
+      const form = await readForm(req);
+      const token = form.get('token');
+      const clientId = form.get('client_id');
+      if (!token) throw invalidRequest('token is required.');
+      if (!clientId) throw invalidRequest('client_id is required: public clients identify themselves with it.');
+
+      const refreshFirst = form.get('token_type_hint') === 'refresh_token';
+      let outcome: Outcome = refreshFirst ? await revokeRefresh(ctx, token, clientId) : await revokeAccess(ctx, token, clientId);
+      if (outcome === 'absent') {
+        outcome = refreshFirst ? await revokeAccess(ctx, token, clientId) : await revokeRefresh(ctx, token, clientId);
+      }
+      if (outcome === 'absent') ctx.audit({ event: 'oauth.revoke', outcome: 'not_found' });
+      res.writeHead(200, { 'cache-control': 'no-store', pragma: 'no-cache', 'content-length': '0' });
+      res.end();
+    } catch (error) {
+      if (error instanceof OAuthFailure) {
+        if (error.error !== 'temporarily_unavailable') ctx.audit({ event: 'oauth.revoke', outcome: 'refused', reason: error.error });
+        return sendOAuthFailure(res, error);
+      }
+      ctx.logger.error(`token revocation failed: ${isStorageUnavailable(error) ? error.message : 'storage error'}`);
+      sendOAuthFailure(res, temporarilyUnavailable());
+    }
+  };
+}
+
+async function revokeAccess(ctx: RevocationContext, token: string, clientId: string): Promise<Outcome> {
+  const key = { namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(token) };
+  const grant = decodeRecord<AccessGrant>(await ctx.store.get(key));
+  if (grant === undefined) return 'absent';
+  if (grant.clientId !== clientId) {
+    ctx.audit({ event: 'oauth.revoke', outcome: 'not_found', reason: 'client_mismatch', tokenType: 'access_token', client: grant.client });
+    return 'mismatch';
+  }
+  await ctx.store.delete(key);
+  ctx.audit({
+    event: 'oauth.revoke',
+    outcome: 'revoked',
+    tokenType: 'access_token',
+    subject: grant.identity.subject,
+    client: grant.client,
+    session: grant.session,
+  });
+  return 'revoked';
+}
+
+async function revokeRefresh(ctx: RevocationContext, token: string, clientId: string): Promise<Outcome> {
+  if (!ctx.revokeRefreshToken) return 'absent';
+  if ((await ctx.revokeRefreshToken(token, clientId)) !== true) return 'absent';
+  ctx.audit({ event: 'oauth.revoke', outcome: 'revoked', tokenType: 'refresh_token' });
+  return 'revoked';
+}
+
+async function readForm(req: IncomingMessage): Promise<Map<string, string>> {
+  if (req.method !== 'POST') {
+    req.resume();
+    throw new OAuthFailure(405, 'invalid_request', 'Use POST for the revocation endpoint.', { allow: 'POST' });
+  }
+  if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
+    req.resume();
+    throw invalidRequest('The revocation request must be application/x-www-form-urlencoded.');
+  }
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_REVOCATION_FORM_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new OAuthFailure(413, 'invalid_request', `The request body exceeds ${MAX_REVOCATION_FORM_BYTES} bytes.`);
+    throw invalidRequest('The request body could not be read.');
+  }
+  const params = singleParams(new URLSearchParams(body.toString('utf8')));
+  if (params === 'repeated') throw invalidRequest('A parameter was repeated.');
+  return params;
+}
