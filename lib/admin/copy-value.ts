@@ -16,6 +16,7 @@ export interface CopyScope {
 }
 
 const OMITTED: unique symbol = Symbol('omitted');
+/** A copied value, or OMITTED when it was left out (and listed). */
 type Copied = unknown;
 
 /**
@@ -39,12 +40,6 @@ export function copyProperty(key: string, value: unknown, path: string, scope: C
     scope.budget.used += bytes;
   }
   return { value: copied };
-}
-
-/** Copies a value that is not itself a named property (a label, a list entry) with the same rules. */
-export function copyValue(value: unknown, path: string, scope: CopyScope): unknown {
-  const copied = copyProperty('', value, path, scope);
-  return copied?.value;
 }
 
 /** Node-RED env lists keep their names and types; every value, whatever its type, is hidden. */
