@@ -3,7 +3,11 @@
  * Fields are chosen so a line never grants anything: no tokens, codes, PKCE values, secrets or
  * tool arguments; sessions appear as a 12-character hash.
  */
+import type { RegistrationAuditEvent, RevocationAuditEvent } from './registration/registration-audit.js';
+
 export type AuditEvent =
+  | RegistrationAuditEvent
+  | RevocationAuditEvent
   | { event: 'oauth.sign_in'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; endpoint?: string }
   | { event: 'oauth.token'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; session?: string }
   | { event: 'mcp.auth'; reason: string; subject?: string; client?: string; ip?: string; endpoint: string }

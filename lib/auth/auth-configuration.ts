@@ -2,6 +2,7 @@ import type { Logger } from '../core/logger.js';
 import type { Store } from '../storage/store.js';
 import type { AuditSink } from './audit.js';
 import type { ConsentPolicy } from './consent/consent-types.js';
+import type { RegistrationPolicy } from './registration/registration-policy.js';
 import type { ClientResolver, UpstreamSignIn } from './bridge/bridge-context.js';
 
 /**
@@ -16,6 +17,8 @@ export interface AuthConfiguration {
   readonly scopes: readonly string[];
   readonly accessTokenTtlSeconds: number;
   readonly consentPolicy: ConsentPolicy;
+  /** Dynamic client registration (RFC 7591); off unless the admin enables it. */
+  readonly registration: RegistrationPolicy;
   readonly store: Store;
   readonly clients: ClientResolver;
   createUpstream(redirectUri: string): UpstreamSignIn;

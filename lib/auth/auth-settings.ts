@@ -2,6 +2,7 @@ import { envNameFrom, readEnv, type Environment } from '../config/env-secrets.js
 import { McpPaletteError } from '../core/errors.js';
 import { parseHostAllowList, type HostAllowList } from './clients/host-allow-list.js';
 import { parseConsentPolicy } from './consent/consent-settings.js';
+import { parseRegistrationPolicy, type RegistrationPolicy } from './registration/registration-policy.js';
 import type { ConsentPolicy } from './consent/consent-types.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
 import { parsePinnedClients } from './clients/pinned-clients.js';
@@ -16,6 +17,7 @@ export interface AuthSettings {
   readonly pinnedClients: ReadonlyMap<string, ClientMetadata>;
   readonly accessTokenTtlSeconds: number;
   readonly consentPolicy: ConsentPolicy;
+  readonly registration: RegistrationPolicy;
 }
 
 export interface AuthCredentials {
@@ -75,7 +77,8 @@ export function parseAuthConfig(
   const pinnedClients = parsePinnedClients(text(config.pinnedClients));
   const accessTokenTtlSeconds = ttl(config.accessTokenTtl);
   const consentPolicy = parseConsentPolicy(config);
-  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy });
+  const registration = parseRegistrationPolicy(config);
+  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy, registration });
 }
 
 function secretFrom(envName: unknown, credential: string | undefined, env: Environment): string {

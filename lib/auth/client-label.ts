@@ -1,12 +1,21 @@
 /**
  * A short, bounded name for the MCP client behind a client_id, for msg.mcp, audit lines and metric
- * labels: the well-known clients by name, anyone else by the host of their metadata document.
+ * labels: the well-known clients by name, a metadata-document client by its host, a registered
+ * client (whose id means nothing) by a recognised name or simply `registered`.
  */
-const KNOWN_CLIENTS: ReadonlyArray<[RegExp, string]> = [
+const KNOWN_HOSTS: ReadonlyArray<[RegExp, string]> = [
   [/(^|\.)claude\.(ai|com)$/, 'claude'],
   [/(^|\.)anthropic\.com$/, 'claude'],
   [/(^|\.)openai\.com$/, 'chatgpt'],
   [/(^|\.)chatgpt\.com$/, 'chatgpt'],
+];
+const KNOWN_NAMES: ReadonlyArray<[RegExp, string]> = [
+  [/codex/i, 'codex'],
+  [/claude/i, 'claude'],
+  [/chatgpt|openai/i, 'chatgpt'],
+  [/cursor/i, 'cursor'],
+  [/visual studio code|\bvs ?code\b/i, 'vscode'],
+  [/inspector/i, 'mcp-inspector'],
 ];
 
 export function clientLabel(clientId: string, clientName?: string): string {
@@ -15,8 +24,10 @@ export function clientLabel(clientId: string, clientName?: string): string {
   try {
     host = new URL(clientId).hostname.toLowerCase();
   } catch {
-    return 'unknown';
+    if (!clientName) return 'unknown';
+    for (const [pattern, label] of KNOWN_NAMES) if (pattern.test(clientName)) return label;
+    return 'registered';
   }
-  for (const [pattern, label] of KNOWN_CLIENTS) if (pattern.test(host)) return label;
+  for (const [pattern, label] of KNOWN_HOSTS) if (pattern.test(host)) return label;
   return host.slice(0, 253) || 'unknown';
 }

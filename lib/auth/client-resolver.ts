@@ -5,14 +5,32 @@ import { ClientMetadataError } from './clients/client-metadata-error.js';
 import { fetchClientMetadata } from './clients/fetch-client-metadata.js';
 import type { HostAllowList } from './clients/host-allow-list.js';
 import { redirectUriAllowed } from './clients/redirect-uri.js';
+import { isRegisteredClientId, UnknownRegisteredClient, type RegisteredClientLookup } from './registration/registered-clients.js';
 
 /**
- * Resolves a `client_id` to its metadata: an admin-pinned document first (air-gapped and VPN-only
- * sites), otherwise the client's own HTTPS document, fetched only from allow-listed hosts.
+ * Resolves a `client_id` to its metadata: a dynamically registered client from storage; an
+ * admin-pinned document (air-gapped and VPN-only sites); otherwise the client's own HTTPS document,
+ * fetched only from allow-listed hosts.
  */
-export function createClientResolver(pinned: ReadonlyMap<string, ClientMetadata>, allowList: HostAllowList, logger: Logger): ClientResolver {
+export function createClientResolver(
+  pinned: ReadonlyMap<string, ClientMetadata>,
+  allowList: HostAllowList,
+  registered: RegisteredClientLookup | undefined,
+  logger: Logger,
+): ClientResolver {
   return {
     async resolve(clientId: string): Promise<KnownClient> {
+      if (isRegisteredClientId(clientId)) {
+        // Registration may be switched off later: its clients then stop working, as the admin intends.
+        const metadata = registered ? await registered.find(clientId) : undefined;
+        if (!metadata) throw new UnknownRegisteredClient();
+        return {
+          clientId,
+          ...(metadata.clientName ? { clientName: metadata.clientName } : {}),
+          registered: true,
+          redirectUriAllowed: (redirectUri) => redirectUriAllowed(redirectUri, metadata),
+        };
+      }
       let metadata = pinned.get(clientId);
       if (!metadata) {
         try {

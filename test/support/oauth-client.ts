@@ -288,3 +288,25 @@ export async function rawAccessToken(options: RawSignInOptions): Promise<string>
   if (answer.status !== 200) throw new Error(`token exchange answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer.body.access_token as string;
 }
+
+/**
+ * An OAuthClientProvider without a metadata document: the official client registers itself
+ * (RFC 7591) the way Cursor, VS Code and claude.ai do, and keeps what it was issued.
+ */
+export class RegisteringOAuthProvider extends TestOAuthProvider {
+  private information: any;
+
+  constructor(callbackPort: number, readonly clientName = 'Registering test client') {
+    super('', callbackPort);
+    (this as { clientMetadataUrl: string | undefined }).clientMetadataUrl = undefined as unknown as string;
+  }
+  override get clientMetadata() {
+    return { ...super.clientMetadata, client_name: this.clientName };
+  }
+  override clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(information: any) {
+    this.information = information;
+  }
+}

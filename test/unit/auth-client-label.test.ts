@@ -47,3 +47,14 @@ describe('clientLabel', () => {
     assert.equal(clientLabel('file:///etc/passwd'), 'unknown');
   });
 });
+
+describe('clientLabel for registered clients (ids without a host)', () => {
+  it('recognises well-known client names and calls the rest "registered"', () => {
+    assert.equal(clientLabel('mcp-dyn-abc', 'Cursor'), 'cursor');
+    assert.equal(clientLabel('mcp-dyn-abc', 'Visual Studio Code'), 'vscode');
+    assert.equal(clientLabel('mcp-dyn-abc', 'Claude Code (team)'), 'claude');
+    assert.equal(clientLabel('mcp-dyn-abc', 'MCP Inspector'), 'mcp-inspector');
+    assert.equal(clientLabel('mcp-dyn-abc', 'My homemade agent'), 'registered');
+    assert.equal(clientLabel('mcp-dyn-abc'), 'unknown');
+  });
+});

@@ -11,6 +11,8 @@ import { createConsent } from '../consent/consent.js';
 import type { FinishedSignIn } from './issue-code.js';
 import { prmPathFor, protectedResourceMetadata, serveDocument } from './metadata.js';
 import { createTokenHandler } from './token.js';
+import { createRegistrationHandler } from '../registration/register-client.js';
+import { createRevocationHandler } from '../registration/revoke.js';
 
 /**
  * One auth configuration serving on one listener: its /oauth/<slug>/* routes, one protected-resource
@@ -68,6 +70,10 @@ export class AuthBridge {
       [paths.callback, createCallbackHandler(this.context, secure)],
       [paths.token, createTokenHandler(this.context)],
       [paths.consent, createConsentHandler(this.context)],
+      [paths.revoke, createRevocationHandler({ store: this.auth.store, namespace: this.auth.namespace, logger: this.auth.logger, audit: this.auth.audit })],
+      ...(this.auth.registration.enabled
+        ? [[paths.register, createRegistrationHandler({ store: this.auth.store, namespace: this.auth.namespace, policy: this.auth.registration, logger: this.auth.logger, audit: this.auth.audit, allowRefreshToken: false })] as const]
+        : []),
     ] as const;
     try {
       for (const [path, handler] of handlers) this.routes.push(await this.listeners.mount(this.address, path, handler));

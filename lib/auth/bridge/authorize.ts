@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { StorageUnavailableError } from '../../storage/store.js';
-import { invalidRequest, OAuthFailure, sendOAuthFailure } from '../oauth-error.js';
+import { invalidClient, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidChallenge } from '../pkce.js';
 import { sha256 } from '../secrets.js';
 import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
@@ -29,6 +30,9 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
     try {
       client = await ctx.clients.resolve(clientId);
     } catch (error) {
+      // 401 tells a registered client to register again (its registration expired or never existed).
+      if (error instanceof UnknownRegisteredClient) return sendOAuthFailure(res, invalidClient(error.description));
+      if (error instanceof StorageUnavailableError) return sendOAuthFailure(res, temporarilyUnavailable());
       const description = error instanceof ClientRejected ? error.description : 'The client metadata document could not be used.';
       return sendOAuthFailure(res, new OAuthFailure(400, 'invalid_client', description));
     }

@@ -74,5 +74,7 @@ export function routePaths(slug: string) {
     callback: `/oauth/${slug}/callback`,
     token: `/oauth/${slug}/token`,
     consent: consentPath(slug),
+    register: `/oauth/${slug}/register`,
+    revoke: `/oauth/${slug}/revoke`,
   };
 }

@@ -6,7 +6,7 @@ export const PRM_PREFIX = '/.well-known/oauth-protected-resource';
 export const AS_METADATA_PATHS = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;
 
 /** RFC 8414 metadata; the same JSON is served at the OIDC discovery path for clients that look there. */
-export function authorizationServerMetadata(issuer: string, slug: string, scopes: readonly string[]) {
+export function authorizationServerMetadata(issuer: string, slug: string, scopes: readonly string[], options: { registration?: boolean } = {}) {
   const paths = routePaths(slug);
   return {
     issuer,
@@ -20,6 +20,10 @@ export function authorizationServerMetadata(issuer: string, slug: string, scopes
     scopes_supported: [...scopes],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,
+    revocation_endpoint: `${issuer}${paths.revoke}`,
+    revocation_endpoint_auth_methods_supported: ['none'],
+    // Advertised only when enabled: clients that see it register instead of using a metadata document.
+    ...(options.registration ? { registration_endpoint: `${issuer}${paths.register}` } : {}),
   };
 }
 

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { sendJson } from '../../http/responses.js';
 import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
-import { invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { invalidClient, invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { isRegisteredClientId, UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidVerifier, verifierMatches } from '../pkce.js';
 import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
 import type { BridgeContext } from './bridge-context.js';
@@ -47,6 +48,15 @@ async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: 
   if (!code || !redirectUri || !clientId) throw invalidRequest('code, redirect_uri and client_id are required.');
   if (!isValidVerifier(verifier)) throw invalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
 
+  // A registered client must still be registered; resolving it also keeps the registration alive.
+  if (isRegisteredClientId(clientId)) {
+    try {
+      await ctx.clients.resolve(clientId);
+    } catch (error) {
+      if (error instanceof UnknownRegisteredClient) throw invalidClient(error.description);
+      throw error;
+    }
+  }
   const issued = decodeRecord<IssuedCode>(await ctx.store.take({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }));
   if (!issued) throw invalidGrant('The authorization code is invalid, expired or already used.', 'code_unknown');
   if (issued.clientId !== clientId) throw invalidGrant('The authorization code was issued to another client.', 'client_mismatch');
