@@ -142,7 +142,7 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
   });
 
   describe('packaging: what the editor loads from the installed tarball', () => {
-    const types = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry', 'mcp-redis', 'mcp-auth'];
+    const types = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry', 'mcp-redis', 'mcp-auth', 'mcp-server-metrics'];
 
     it('registers every node type from the package', async () => {
       const response = await fetch(`${nodeRed.adminUrl}/nodes`, { headers: { accept: 'application/json' } });
@@ -176,7 +176,7 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
     });
 
     it('serves the icons', async () => {
-      for (const icon of ['mcp.svg', 'mcp-tool.svg', 'mcp-runtime.svg']) {
+      for (const icon of ['mcp.svg', 'mcp-tool.svg', 'mcp-runtime.svg', 'mcp-metrics.svg']) {
         const response = await fetch(`${nodeRed.adminUrl}/icons/@flowmcp/node-red-mcp/${icon}`);
         assert.equal(response.status, 200, icon);
         assert.match(await response.text(), /<svg/);
