@@ -3,6 +3,7 @@ import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
 import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
 import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-settings.js';
 import { createClientResolver } from '../../lib/auth/client-resolver.js';
+import { createRegisteredClientLookup } from '../../lib/auth/registration/registered-clients.js';
 import { createUpstreamSignIn } from '../../lib/auth/upstream/upstream-sign-in.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
@@ -39,8 +40,14 @@ export default function (RED: NodeAPI) {
         scopes: settings.provider.scopes,
         accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
         consentPolicy: settings.consentPolicy,
+        registration: settings.registration,
         store: storageNode.store,
-        clients: createClientResolver(settings.pinnedClients, settings.allowList, logger),
+        clients: createClientResolver(
+          settings.pinnedClients,
+          settings.allowList,
+          createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
+          logger,
+        ),
         createUpstream: (redirectUri: string) => createUpstreamSignIn(settings.provider, redirectUri),
         audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
         logger,
