@@ -3,9 +3,11 @@
  * Fields are chosen so a line never grants anything: no tokens, codes, PKCE values, secrets or
  * tool arguments; sessions appear as a 12-character hash.
  */
+import type { RefreshAuditEvent } from './refresh/refresh-audit.js';
 import type { RegistrationAuditEvent, RevocationAuditEvent } from './registration/registration-audit.js';
 
 export type AuditEvent =
+  | RefreshAuditEvent
   | RegistrationAuditEvent
   | RevocationAuditEvent
   | { event: 'oauth.sign_in'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; endpoint?: string }

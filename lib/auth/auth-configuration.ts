@@ -3,6 +3,8 @@ import type { Store } from '../storage/store.js';
 import type { AuditSink } from './audit.js';
 import type { ConsentPolicy } from './consent/consent-types.js';
 import type { RegistrationPolicy } from './registration/registration-policy.js';
+import type { RefreshLifetimes } from './refresh/lifetimes.js';
+import type { UpstreamRefresher } from './upstream/upstream-refresh.js';
 import type { ClientResolver, UpstreamSignIn } from './bridge/bridge-context.js';
 
 /**
@@ -19,6 +21,12 @@ export interface AuthConfiguration {
   readonly consentPolicy: ConsentPolicy;
   /** Dynamic client registration (RFC 7591); off unless the admin enables it. */
   readonly registration: RegistrationPolicy;
+  /** Present when refresh tokens are offered: the sealing key, lifetimes and the provider's refresher. */
+  readonly refresh?: {
+    readonly key: Buffer;
+    readonly lifetimes: RefreshLifetimes;
+    readonly upstream: UpstreamRefresher;
+  };
   readonly store: Store;
   readonly clients: ClientResolver;
   createUpstream(redirectUri: string): UpstreamSignIn;

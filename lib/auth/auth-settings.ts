@@ -3,6 +3,8 @@ import { McpPaletteError } from '../core/errors.js';
 import { parseHostAllowList, type HostAllowList } from './clients/host-allow-list.js';
 import { parseConsentPolicy } from './consent/consent-settings.js';
 import { parseRegistrationPolicy, type RegistrationPolicy } from './registration/registration-policy.js';
+import { parseRefreshLifetimes, type RefreshLifetimes } from './refresh/lifetimes.js';
+import { parseOptionalRefreshKey } from './refresh/refresh-key.js';
 import type { ConsentPolicy } from './consent/consent-types.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
 import { parsePinnedClients } from './clients/pinned-clients.js';
@@ -18,11 +20,15 @@ export interface AuthSettings {
   readonly accessTokenTtlSeconds: number;
   readonly consentPolicy: ConsentPolicy;
   readonly registration: RegistrationPolicy;
+  /** Set when the selected provider has a Refresh Key: refresh tokens are offered. */
+  readonly refresh: { readonly key: Buffer; readonly lifetimes: RefreshLifetimes } | undefined;
 }
 
 export interface AuthCredentials {
   readonly oidcClientSecret?: string;
   readonly entraClientSecret?: string;
+  readonly oidcRefreshKey?: string;
+  readonly entraRefreshKey?: string;
 }
 
 export const ACCESS_TOKEN_TTL_MAX_SECONDS = 900;
@@ -78,7 +84,19 @@ export function parseAuthConfig(
   const accessTokenTtlSeconds = ttl(config.accessTokenTtl);
   const consentPolicy = parseConsentPolicy(config);
   const registration = parseRegistrationPolicy(config);
-  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy, registration });
+  // Each provider tab has its own key, so switching provider never reuses the other's sessions.
+  const key = parseOptionalRefreshKey(kind === 'oidc' ? credentials?.oidcRefreshKey : credentials?.entraRefreshKey);
+  const refresh = key
+    ? {
+        key,
+        lifetimes: parseRefreshLifetimes({
+          accessSeconds: accessTokenTtlSeconds,
+          inactivitySeconds: config.refreshInactivitySeconds,
+          absoluteSeconds: config.sessionMaxSeconds,
+        }),
+      }
+    : undefined;
+  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy, registration, refresh });
 }
 
 function secretFrom(envName: unknown, credential: string | undefined, env: Environment): string {

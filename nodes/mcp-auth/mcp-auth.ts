@@ -5,6 +5,8 @@ import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-setti
 import { createClientResolver } from '../../lib/auth/client-resolver.js';
 import { createRegisteredClientLookup } from '../../lib/auth/registration/registered-clients.js';
 import { createUpstreamSignIn } from '../../lib/auth/upstream/upstream-sign-in.js';
+import { createUpstreamRefresher } from '../../lib/auth/upstream/upstream-refresh.js';
+import { OFFLINE_ACCESS } from '../../lib/auth/bridge/bridge-context.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
 
@@ -37,7 +39,8 @@ export default function (RED: NodeAPI) {
         id: node.id,
         slug: settings.slug,
         namespace: settings.namespace,
-        scopes: settings.provider.scopes,
+        // offline_access is offered, and asked of the provider, only when refresh is configured.
+        scopes: settings.refresh ? [...settings.provider.scopes, OFFLINE_ACCESS] : settings.provider.scopes,
         accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
         consentPolicy: settings.consentPolicy,
         registration: settings.registration,
@@ -48,7 +51,11 @@ export default function (RED: NodeAPI) {
           createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
           logger,
         ),
-        createUpstream: (redirectUri: string) => createUpstreamSignIn(settings.provider, redirectUri),
+        createUpstream: (redirectUri: string) =>
+          createUpstreamSignIn(settings.refresh ? { ...settings.provider, scopes: [...settings.provider.scopes, OFFLINE_ACCESS] } : settings.provider, redirectUri),
+        ...(settings.refresh
+          ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }
+          : {}),
         audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
         logger,
       });
@@ -59,6 +66,11 @@ export default function (RED: NodeAPI) {
     }
   }
   RED.nodes.registerType('mcp-auth', McpAuth, {
-    credentials: { oidcClientSecret: { type: 'password' }, entraClientSecret: { type: 'password' } },
+    credentials: {
+      oidcClientSecret: { type: 'password' },
+      entraClientSecret: { type: 'password' },
+      oidcRefreshKey: { type: 'password' },
+      entraRefreshKey: { type: 'password' },
+    },
   });
 }

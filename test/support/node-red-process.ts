@@ -40,6 +40,8 @@ export interface StartOptions {
   readonly adminTokens?: { readonly write: string; readonly read: string };
   /** The editor/admin port; a free one when absent. */
   readonly uiPort?: number;
+  /** Node credentials by node id, written to flows_cred.json (unencrypted: credentialSecret is false). */
+  readonly credentials?: Record<string, Record<string, string>>;
 }
 
 export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}): Promise<NodeRedProcess> {
@@ -50,6 +52,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
   const userDir = mkdtempSync(join(tmpdir(), 'nr-mcp-test-'));
   symlinkSync(fixtureModules, join(userDir, 'node_modules'), 'dir');
   writeFileSync(join(userDir, 'flows.json'), JSON.stringify(flows));
+  if (options.credentials) writeFileSync(join(userDir, 'flows_cred.json'), JSON.stringify(options.credentials));
   const uiPort = options.uiPort ?? (await freePort());
   const settings = {
     uiHost: '127.0.0.1',

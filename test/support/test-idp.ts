@@ -41,6 +41,18 @@ export interface TestIdpOptions {
     /** The `tid` put in ID tokens; defaults to `tenantId`. Set it to test tenant checks. */
     readonly idTokenTenantId?: string;
   };
+  /**
+   * Publish the issuer (and every endpoint URL) on this loopback port instead of the one the
+   * provider listens on: for a proxy (test/support/fault-proxy.ts) that listens there and forwards
+   * to `port`. `origin` and `issuer` then name this port; `port` stays the listening one.
+   */
+  readonly publicPort?: number;
+  /**
+   * Issue refresh tokens for `offline_access` without `prompt=consent` (oidc-provider otherwise
+   * drops the scope), as Microsoft and most providers do; `rotate` makes every refresh return a
+   * new refresh token and consume the old one (a reused one then revokes the grant).
+   */
+  readonly refreshTokens?: boolean | { readonly rotate?: boolean };
 }
 
 export type TestIdpEndpoint = 'authorization' | 'token' | 'userinfo' | 'discovery' | 'jwks';
@@ -161,8 +173,11 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     },
   };
 
-  const { server, port, provider } = await listen(Provider, configuration, mount, options.port);
-  const origin = `http://127.0.0.1:${port}`;
+  if (options.refreshTokens) {
+    configuration.rotateRefreshToken = typeof options.refreshTokens === 'object' && options.refreshTokens.rotate === true;
+  }
+  const { server, port, provider } = await listen(Provider, configuration, mount, options.port, options.publicPort);
+  const origin = `http://127.0.0.1:${options.publicPort ?? port}`;
   const issuer = `${origin}${mount}`;
   // A 500 inside the provider is a bug in this file's configuration: make it visible.
   provider.on('server_error', (_ctx, error) => console.error('test IdP server_error', error));
@@ -187,6 +202,7 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
     }
     const endpoint = endpointOf(req.method ?? 'GET', local);
     if (endpoint) counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
+    if (endpoint === 'authorization' && options.refreshTokens) req.url = withConsentPromptForOfflineAccess(req.url ?? '/', origin);
     if (mount) {
       // oidc-provider derives its mount path from originalUrl minus url, the Express convention.
       (req as IncomingMessage & { originalUrl?: string }).originalUrl = req.url;
@@ -214,12 +230,12 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   };
 }
 
-async function listen(Provider: ProviderConstructor, configuration: Record<string, unknown>, mount: string, fixedPort?: number) {
+async function listen(Provider: ProviderConstructor, configuration: Record<string, unknown>, mount: string, fixedPort?: number, publicPort?: number) {
   // freePort can race with another process taking the port; try a few before giving up.
   for (let attempt = 1; ; attempt += 1) {
     const port = fixedPort ?? (await freePort());
     // The issuer embeds the port, so the provider is built only once the port is known.
-    const provider = new Provider(`http://127.0.0.1:${port}${mount}`, { ...configuration });
+    const provider = new Provider(`http://127.0.0.1:${publicPort ?? port}${mount}`, { ...configuration });
     const server: Server = createServer();
     try {
       await new Promise<void>((resolve, reject) => {
@@ -234,6 +250,15 @@ async function listen(Provider: ProviderConstructor, configuration: Record<strin
       if (fixedPort !== undefined || attempt >= 5) throw error;
     }
   }
+}
+
+/** oidc-provider keeps `offline_access` only with prompt=consent (OIDC Core 11); add it when absent. */
+function withConsentPromptForOfflineAccess(url: string, origin: string): string {
+  const parsed = new URL(url, origin);
+  const scopes = (parsed.searchParams.get('scope') ?? '').split(' ');
+  if (!scopes.includes('offline_access') || parsed.searchParams.has('prompt')) return url;
+  parsed.searchParams.set('prompt', 'consent');
+  return `${parsed.pathname}${parsed.search}`;
 }
 
 function endpointOf(method: string, path: string): TestIdpEndpoint | undefined {

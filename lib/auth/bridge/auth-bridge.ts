@@ -11,6 +11,7 @@ import { createConsent } from '../consent/consent.js';
 import type { FinishedSignIn } from './issue-code.js';
 import { prmPathFor, protectedResourceMetadata, serveDocument } from './metadata.js';
 import { createTokenHandler } from './token.js';
+import { createRefreshService } from '../refresh/refresh-service.js';
 import { createRegistrationHandler } from '../registration/register-client.js';
 import { createRevocationHandler } from '../registration/revoke.js';
 
@@ -52,6 +53,22 @@ export class AuthBridge {
         secureCookies: issuer.startsWith('https:'),
         logger: auth.logger,
       }),
+      refresh: auth.refresh
+        ? createRefreshService({
+            store: auth.store,
+            namespace: auth.namespace,
+            key: auth.refresh.key,
+            lifetimes: auth.refresh.lifetimes,
+            upstream: auth.refresh.upstream,
+            audit: auth.audit,
+            logger: auth.logger,
+            // A session stays bound to its endpoint: gone, or the user no longer in its groups, ends it.
+            admits: (resource, identity) => {
+              const endpoint = this.endpoints.get(resource);
+              return endpoint !== undefined && endpoint.groups.some((group) => identity.groups.includes(group));
+            },
+          })
+        : undefined,
       endpointForResource: (resource) => this.endpoints.get(resource),
       soleEndpoint: () => (this.endpoints.size === 1 ? this.endpoints.values().next().value : undefined),
     };
@@ -70,9 +87,18 @@ export class AuthBridge {
       [paths.callback, createCallbackHandler(this.context, secure)],
       [paths.token, createTokenHandler(this.context)],
       [paths.consent, createConsentHandler(this.context)],
-      [paths.revoke, createRevocationHandler({ store: this.auth.store, namespace: this.auth.namespace, logger: this.auth.logger, audit: this.auth.audit })],
+      [
+        paths.revoke,
+        createRevocationHandler({
+          store: this.auth.store,
+          namespace: this.auth.namespace,
+          logger: this.auth.logger,
+          audit: this.auth.audit,
+          ...(this.context.refresh ? { revokeRefreshToken: (token: string, clientId: string) => this.context.refresh!.revokeRefreshToken(token, clientId) } : {}),
+        }),
+      ],
       ...(this.auth.registration.enabled
-        ? [[paths.register, createRegistrationHandler({ store: this.auth.store, namespace: this.auth.namespace, policy: this.auth.registration, logger: this.auth.logger, audit: this.auth.audit, allowRefreshToken: false })] as const]
+        ? [[paths.register, createRegistrationHandler({ store: this.auth.store, namespace: this.auth.namespace, policy: this.auth.registration, logger: this.auth.logger, audit: this.auth.audit, allowRefreshToken: this.context.refresh !== undefined })] as const]
         : []),
     ] as const;
     try {

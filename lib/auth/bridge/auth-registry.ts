@@ -85,7 +85,7 @@ export class AuthRegistry {
       const sole = () => (roots!.bridges.size === 1 ? roots!.bridges.values().next().value : undefined);
       const asMetadata = serveDocument(() => {
         const only = sole();
-        return only ? authorizationServerMetadata(only.issuer, only.auth.slug, only.auth.scopes, { registration: only.auth.registration.enabled }) : undefined;
+        return only ? authorizationServerMetadata(only.issuer, only.auth.slug, only.auth.scopes, { registration: only.auth.registration.enabled, refresh: only.auth.refresh !== undefined }) : undefined;
       });
       const rootPrm = serveDocument(() => {
         const only = sole();

@@ -4,6 +4,7 @@ import type { AuditSink } from '../audit.js';
 import { consentPath } from '../consent/consent-types.js';
 import type { Consent } from '../consent/consent.js';
 import type { FinishedSignIn } from './issue-code.js';
+import type { RefreshService } from '../refresh/refresh-service.js';
 
 /** One MCP endpoint this bridge issues tokens for. `resource` is its absolute URL (RFC 8707). */
 export interface ProtectedEndpoint {
@@ -43,8 +44,15 @@ export class ClientRejected extends Error {
 
 export interface UpstreamSignIn {
   beginSignIn(): Promise<{ url: string; state: string; nonce: string; codeVerifier: string }>;
-  completeSignIn(callbackUrl: URL, expected: { state: string; nonce: string; codeVerifier: string }): Promise<SignedInIdentity>;
+  completeSignIn(
+    callbackUrl: URL,
+    expected: { state: string; nonce: string; codeVerifier: string },
+    options?: { includeRefreshToken?: boolean },
+  ): Promise<SignedInIdentity & { readonly upstreamRefreshToken?: string }>;
 }
+
+/** The scope that asks for refresh tokens (OpenID Connect Core §11). */
+export const OFFLINE_ACCESS = 'offline_access';
 
 /** Everything a route handler of one bridge needs; built once per bridge, shared by its routes. */
 export interface BridgeContext {
@@ -60,6 +68,8 @@ export interface BridgeContext {
   readonly audit: AuditSink;
   readonly logger: Logger;
   readonly consent: Consent<FinishedSignIn>;
+  /** Present when refresh tokens are offered. */
+  readonly refresh: RefreshService | undefined;
   endpointForResource(resource: string): ProtectedEndpoint | undefined;
   /** The only protected endpoint, when there is exactly one (the default `resource`). */
   soleEndpoint(): ProtectedEndpoint | undefined;

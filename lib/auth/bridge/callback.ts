@@ -4,7 +4,9 @@ import { clientLabel } from '../client-label.js';
 import { invalidRequest, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import type { ConsentRequest } from '../consent/consent-types.js';
 import { constantTimeEqual, sha256 } from '../secrets.js';
-import type { BridgeContext, SignedInIdentity } from './bridge-context.js';
+import { randomBytes } from 'node:crypto';
+import type { RefreshService } from '../refresh/refresh-service.js';
+import { OFFLINE_ACCESS, type BridgeContext, type SignedInIdentity } from './bridge-context.js';
 import { clearBindingCookie, cookieName, readCookie } from './browser-binding.js';
 import { issueCodeAndRedirect, type FinishedSignIn } from './issue-code.js';
 import { decodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
@@ -55,9 +57,11 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
     }
     if (!endpoint) return refuse('invalid_target', 'The MCP endpoint is no longer served.', 'endpoint_gone');
 
-    let identity: SignedInIdentity;
+    let identity: SignedInIdentity & { readonly upstreamRefreshToken?: string };
     try {
-      identity = await ctx.upstream.completeSignIn(url, pending.upstream);
+      // The provider's refresh token is needed only when this client will get refresh tokens too.
+      const wantsRefresh = ctx.refresh !== undefined && pending.scope.includes(OFFLINE_ACCESS);
+      identity = await ctx.upstream.completeSignIn(url, pending.upstream, { includeRefreshToken: wantsRefresh });
     } catch (error) {
       const reason = (error as { reason?: string }).reason ?? 'invalid_response';
       if (reason === 'provider_config') ctx.logger.error('the identity provider refused the bridge\'s client configuration (provider_config): check the client ID, secret and redirect URI registered there');
@@ -78,6 +82,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       resource: pending.resource,
       scope: pending.scope,
       identity: { subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), groups: identity.groups },
+      ...(ctx.refresh && identity.upstreamRefreshToken ? { upstreamRefresh: sealUpstream(ctx.refresh, identity.upstreamRefreshToken) } : {}),
     };
     const finished: FinishedSignIn = { issued, endpointPath: endpoint.path, ...(pending.clientState !== undefined ? { clientState: pending.clientState } : {}) };
     // One upstream client serves every MCP client, so the user approves each client once.
@@ -106,4 +111,10 @@ function storageFailure(ctx: BridgeContext, res: ServerResponse, error: unknown)
   const message = error instanceof StorageUnavailableError ? error.message : 'storage error';
   ctx.logger.error(`sign-in state could not be read: ${message}`);
   sendOAuthFailure(res, temporarilyUnavailable());
+}
+
+/** Seals the provider's refresh token to a random binding kept beside it in the code record. */
+function sealUpstream(refresh: RefreshService, upstreamRefreshToken: string): { sealed: string; binding: string } {
+  const binding = randomBytes(16).toString('base64url');
+  return { sealed: refresh.sealUpstreamForCode(upstreamRefreshToken, binding), binding };
 }

@@ -6,7 +6,12 @@ export const PRM_PREFIX = '/.well-known/oauth-protected-resource';
 export const AS_METADATA_PATHS = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;
 
 /** RFC 8414 metadata; the same JSON is served at the OIDC discovery path for clients that look there. */
-export function authorizationServerMetadata(issuer: string, slug: string, scopes: readonly string[], options: { registration?: boolean } = {}) {
+export function authorizationServerMetadata(
+  issuer: string,
+  slug: string,
+  scopes: readonly string[],
+  options: { registration?: boolean; refresh?: boolean } = {},
+) {
   const paths = routePaths(slug);
   return {
     issuer,
@@ -14,7 +19,8 @@ export function authorizationServerMetadata(issuer: string, slug: string, scopes
     token_endpoint: `${issuer}${paths.token}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code'],
+    // Only what works: without a Refresh Key the refresh grant is not offered at all.
+    grant_types_supported: options.refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [...scopes],

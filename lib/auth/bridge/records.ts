@@ -25,8 +25,8 @@ export interface IssuedCode {
   readonly resource: string;
   readonly scope: readonly string[];
   readonly identity: SignedInIdentity;
-  /** Encrypted later by the refresh service; present only when refresh is configured and offered. */
-  readonly upstreamRefreshToken?: string;
+  /** The provider's refresh token, sealed by the refresh service (never stored in clear). */
+  readonly upstreamRefresh?: { readonly sealed: string; readonly binding: string };
 }
 
 /** Stored per access token, keyed by the token's hash. */

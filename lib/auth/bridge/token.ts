@@ -6,7 +6,8 @@ import { invalidClient, invalidGrant, invalidRequest, OAuthFailure, sendOAuthFai
 import { isRegisteredClientId, UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidVerifier, verifierMatches } from '../pkce.js';
 import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
-import type { BridgeContext } from './bridge-context.js';
+import type { RefreshService } from '../refresh/refresh-service.js';
+import { OFFLINE_ACCESS, type BridgeContext } from './bridge-context.js';
 import { decodeRecord, encodeRecord, RECORD_KINDS, type AccessGrant, type IssuedCode } from './records.js';
 import { singleParams } from './redirects.js';
 
@@ -20,16 +21,21 @@ export const MAX_FORM_BYTES = 16 * 1024;
  */
 export function createTokenHandler(ctx: BridgeContext) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let grantType: string | undefined;
     try {
       const form = await readForm(req);
-      const grantType = form.get('grant_type');
-      if (grantType !== 'authorization_code') {
-        throw new OAuthFailure(400, 'unsupported_grant_type', 'Only grant_type=authorization_code is supported.');
-      }
-      await exchangeCode(ctx, form, res);
+      grantType = form.get('grant_type');
+      if (grantType === 'authorization_code') return await exchangeCode(ctx, form, res);
+      if (grantType === 'refresh_token' && ctx.refresh) return await refreshTokens(ctx, ctx.refresh, form, res);
+      throw new OAuthFailure(
+        400,
+        'unsupported_grant_type',
+        ctx.refresh ? 'Supported grant types: authorization_code, refresh_token.' : 'Only grant_type=authorization_code is supported.',
+      );
     } catch (error) {
       if (error instanceof OAuthFailure) {
-        if (error.error !== 'temporarily_unavailable') {
+        // The refresh service writes its own oauth.refresh lines.
+        if (error.error !== 'temporarily_unavailable' && grantType !== 'refresh_token') {
           ctx.audit({ event: 'oauth.token', outcome: 'refused', reason: error.reason ?? error.error });
         }
         return sendOAuthFailure(res, error);
@@ -66,23 +72,52 @@ async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: 
   // Codex omits `resource` here; the code already carries the one bound at /authorize.
   if (resource !== undefined && resource !== issued.resource) throw new OAuthFailure(400, 'invalid_target', 'resource does not match the authorization request.');
 
-  const accessToken = newOpaqueToken();
-  const session = randomBytes(16).toString('base64url');
-  const grant: AccessGrant = {
-    clientId: issued.clientId,
-    client: issued.client,
-    resource: issued.resource,
-    scope: issued.scope,
-    identity: issued.identity,
-    session: sessionLabel(session),
-    expiresAt: Date.now() + ctx.accessTokenTtlSeconds * 1000,
-  };
-  await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(accessToken) }, encodeRecord(grant), ctx.accessTokenTtlSeconds);
-  ctx.audit({ event: 'oauth.token', outcome: 'success', subject: issued.identity.subject, client: issued.client, session: grant.session });
+  const grant = { clientId: issued.clientId, client: issued.client, resource: issued.resource, scope: issued.scope, identity: issued.identity };
+  let answer: { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string; refresh_token?: string };
+  let session: string;
+  if (ctx.refresh && issued.scope.includes(OFFLINE_ACCESS)) {
+    const upstreamRefreshToken = issued.upstreamRefresh ? ctx.refresh.openUpstreamForCode(issued.upstreamRefresh.sealed, issued.upstreamRefresh.binding) : undefined;
+    const started = await ctx.refresh.startSession(grant, upstreamRefreshToken);
+    session = started.session;
+    answer = {
+      access_token: started.accessToken,
+      token_type: 'Bearer',
+      expires_in: started.expiresIn,
+      scope: started.scope.join(' '),
+      ...(started.refreshToken ? { refresh_token: started.refreshToken } : {}),
+    };
+  } else {
+    session = sessionLabel(randomBytes(16).toString('base64url'));
+    const accessToken = newOpaqueToken();
+    const record: AccessGrant = { ...grant, session, expiresAt: Date.now() + ctx.accessTokenTtlSeconds * 1000 };
+    await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(accessToken) }, encodeRecord(record), ctx.accessTokenTtlSeconds);
+    answer = { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.accessTokenTtlSeconds, scope: issued.scope.join(' ') };
+  }
+  ctx.audit({ event: 'oauth.token', outcome: 'success', subject: issued.identity.subject, client: issued.client, session });
+  sendJson(res, 200, answer, { pragma: 'no-cache' });
+}
+
+/** grant_type=refresh_token: rotation, reuse detection and the provider check live in the refresh service. */
+async function refreshTokens(ctx: BridgeContext, refresh: RefreshService, form: Map<string, string>, res: ServerResponse): Promise<void> {
+  const clientId = form.get('client_id') ?? '';
+  if (isRegisteredClientId(clientId)) {
+    try {
+      await ctx.clients.resolve(clientId);
+    } catch (error) {
+      if (error instanceof UnknownRegisteredClient) throw invalidClient(error.description);
+      throw error;
+    }
+  }
+  const refreshed = await refresh.refresh({
+    refreshToken: form.get('refresh_token') ?? '',
+    clientId,
+    ...(form.has('resource') ? { resource: form.get('resource')! } : {}),
+    ...(form.has('scope') ? { scope: form.get('scope')! } : {}),
+  });
   sendJson(
     res,
     200,
-    { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.accessTokenTtlSeconds, scope: issued.scope.join(' ') },
+    { access_token: refreshed.accessToken, token_type: 'Bearer', expires_in: refreshed.expiresIn, refresh_token: refreshed.refreshToken, scope: refreshed.scope.join(' ') },
     { pragma: 'no-cache' },
   );
 }

@@ -288,3 +288,4 @@ function userInfoFailure(error: unknown): UpstreamError {
 
 export { UpstreamError, type UpstreamErrorReason } from './upstream-error.js';
 export type { UpstreamIdentity } from './identity-claims.js';
+export { secretAuthentication };

@@ -1,0 +1,31 @@
+import { invalidGrant, invalidRequest, OAuthFailure } from '../oauth-error.js';
+import { REFRESH_TIMING } from './refresh-defaults.js';
+
+/** The client-facing refusals of the refresh grant; descriptions never say more than the error does. */
+
+export const unknownToken = () => invalidGrant('The refresh token is invalid, expired or revoked.', 'unknown');
+export const sessionEnded = (reason: string) => invalidGrant('The refresh token is invalid, expired or revoked.', reason);
+export const badRequest = (description: string) => invalidRequest(description);
+
+export function invalidScope(): OAuthFailure {
+  const failure = new OAuthFailure(400, 'invalid_scope', 'The requested scope exceeds the scope originally granted.');
+  failure.reason = 'scope_widened';
+  return failure;
+}
+
+/** 503 with Retry-After: the provider's when it gave a valid one, else ours. */
+export function unavailable(reason: string, retryAfterSeconds?: number): OAuthFailure {
+  const seconds = validRetryAfter(retryAfterSeconds) ?? REFRESH_TIMING.retryAfterSeconds;
+  const failure = new OAuthFailure(503, 'temporarily_unavailable', 'The authorization server is temporarily unavailable; try again shortly.', {
+    'retry-after': String(seconds),
+  });
+  failure.reason = reason;
+  return failure;
+}
+
+/** An UpstreamRefresher is an interface: whatever it reports is checked again before it becomes a header. */
+export function validRetryAfter(value: number | undefined): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= REFRESH_TIMING.maxRetryAfterSeconds
+    ? value
+    : undefined;
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { answer, oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
+import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
+import { freePort } from '../support/ports.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+
+const CLIENT_ID = 'https://client.test/oauth/refresh-test.json';
+const SECRET = 'bridge-secret-for-refresh-tests';
+const REFRESH_KEY = randomBytes(32).toString('hex');
+
+/** The same flows on two instances behind one Base URL (a load balancer), sharing one Redis. */
+function instanceFlows(port: number, baseUrl: string, issuer: string): FlowNode[] {
+  return [
+    tab(),
+    runtimeBehind('rt', port, baseUrl),
+    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
+    oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
+    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['who'] }),
+    answer('who', `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: msg.mcp.subject };\nreturn msg;`, 'fs'),
+    tool('t', { name: 'whoami', endpoint: '/tools' }),
+  ];
+}
+
+describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRedPackage}`, () => {
+  let idp: TestIdp;
+  let redis: RedisServer;
+  let one: NodeRedProcess;
+  let two: NodeRedProcess;
+  let base: string;
+  let portTwo: number;
+  let first: { access_token: string; refresh_token: string };
+
+  const refreshAt = (origin: string, refreshToken: string) =>
+    postToken(origin, 'team', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: CLIENT_ID }).toString());
+  const callWith = (origin: string, token: string) =>
+    postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { authorization: `Bearer ${token}` });
+
+  before(async () => {
+    const portOne = await freePort();
+    portTwo = await freePort();
+    base = `http://127.0.0.1:${portOne}`;
+    idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${base}/oauth/team/callback`] }], refreshTokens: true });
+    redis = await startRedis();
+    const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_REDIS_URL: redis.url };
+    const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
+    [one, two] = await Promise.all([
+      startNodeRed(instanceFlows(portOne, base, idp.issuer), { env, credentials }),
+      startNodeRed(instanceFlows(portTwo, base, idp.issuer), { env, credentials }),
+    ]);
+    await waitForEndpoint(`${base}/tools`);
+    await waitForEndpoint(`http://127.0.0.1:${portTwo}/tools`);
+  });
+  after(async () => {
+    await Promise.all([one?.stop(), two?.stop()]);
+    await idp?.stop();
+    await redis?.stop();
+  });
+
+  it('advertises the refresh grant and offline_access', async () => {
+    const metadata = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
+    assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token']);
+    assert.ok(metadata.scopes_supported.includes('offline_access'));
+  });
+
+  it('gives the official client a refresh token at sign-in on instance 1', async () => {
+    const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+    const client = await signedInClient(`${base}/tools`, provider, idp, 'alice');
+    await client.close();
+    const tokens = provider.tokens();
+    assert.ok(tokens.refresh_token, 'refresh token issued');
+    first = tokens;
+  });
+
+  it('refreshes on instance 2 a token issued by instance 1, and the new access token works there', async () => {
+    const providerCallsBefore = idp.requestCount('token');
+    const refreshed = await refreshAt(`http://127.0.0.1:${portTwo}`, first.refresh_token);
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    assert.notEqual(refreshed.body.refresh_token, first.refresh_token, 'rotated');
+    assert.ok(idp.requestCount('token') > providerCallsBefore, 'the provider was asked');
+    const call = await callWith(`http://127.0.0.1:${portTwo}`, refreshed.body.access_token);
+    assert.equal(call.json().result.content[0].text, 'alice');
+
+    // A retry of the same refresh inside the grace period (a client refreshing from two places)
+    // gets the same pair, without asking the provider again.
+    const providerCalls = idp.requestCount('token');
+    const retry = await refreshAt(base, first.refresh_token);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.access_token, refreshed.body.access_token);
+    assert.equal(retry.body.refresh_token, refreshed.body.refresh_token);
+    assert.equal(idp.requestCount('token'), providerCalls);
+    first = refreshed.body;
+  });
+
+  it('ends the session at the next refresh when the user leaves the endpoint\'s groups upstream', async () => {
+    idp.setGroups('alice', ['other']);
+    const refused = await refreshAt(base, first.refresh_token);
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.error, 'invalid_grant');
+    const call = await callWith(base, first.access_token);
+    assert.equal(call.status, 401, 'the session\'s access tokens end with it');
+    idp.setGroups('alice', ['mcp-users', 'admins']);
+  });
+});

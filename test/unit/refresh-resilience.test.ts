@@ -1,0 +1,357 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { OAuthFailure } from '../../lib/auth/oauth-error.js';
+import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
+import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
+import { createRefreshService, type RefreshServiceOptions, type SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
+import { sha256 } from '../../lib/auth/secrets.js';
+import { UpstreamError } from '../../lib/auth/upstream/upstream-error.js';
+import type { UpstreamRefresher, UpstreamRefreshResult } from '../../lib/auth/upstream/upstream-refresh.js';
+import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { StorageUnavailableError, type Store, type StoreKey } from '../../lib/storage/store.js';
+
+/**
+ * The refresh service when things go wrong: provider outages and refusals, storage failing half
+ * way, two requests for one token, workers that stall past their claim deadline.
+ */
+
+const KEY = Buffer.alloc(32, 9);
+const NAMESPACE = 'ns-refresh-resilience';
+const GRANT: SessionGrant = Object.freeze({
+  clientId: 'https://client.example/oauth/client.json',
+  client: 'client.example',
+  resource: 'https://mcp.example/tools',
+  scope: ['openid', 'groups', 'offline_access'],
+  identity: { subject: 'alice', groups: ['mcp-users'] },
+});
+
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+type Respond = (token: string, subject: string) => Promise<UpstreamRefreshResult>;
+
+function scriptedUpstream() {
+  const calls: string[] = [];
+  const answer: Respond = async (_token, subject) => ({ identity: { subject, groups: ['mcp-users'] }, upstreamRefreshToken: `upstream-${calls.length}` });
+  const upstream = {
+    calls,
+    answer,
+    respond: answer,
+    refresh(token: string, subject: string) {
+      calls.push(token);
+      return upstream.respond(token, subject);
+    },
+  };
+  return upstream satisfies UpstreamRefresher;
+}
+
+type Operation = 'put' | 'get' | 'compareAndSet' | 'delete';
+interface StoreFault {
+  readonly operation: Operation;
+  readonly kind: string;
+  /** Throw StorageUnavailableError, or wait for this promise before doing the operation. */
+  readonly effect: 'fail' | Promise<void>;
+}
+
+/** MemoryStore with faults on chosen operations of chosen record kinds; each fault fires once. */
+function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[] } {
+  const faults: StoreFault[] = [];
+  const wrapped = new Set<string | symbol>(['put', 'putIfAbsent', 'get', 'take', 'compareAndSet', 'delete']);
+  const store = new Proxy(inner, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function' || !wrapped.has(property)) return typeof value === 'function' ? value.bind(target) : value;
+      return async (...args: unknown[]) => {
+        const key = args[0] as StoreKey;
+        const index = faults.findIndex((fault) => fault.operation === property && fault.kind === key.kind);
+        if (index >= 0) {
+          const [fault] = faults.splice(index, 1);
+          if (fault!.effect === 'fail') throw new StorageUnavailableError('reconnecting');
+          await fault!.effect;
+        }
+        return (value as (...parameters: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as unknown as Store;
+  return { store, faults };
+}
+
+function harness(overrides: Partial<RefreshServiceOptions> = {}) {
+  let time = 1_700_000_000_000;
+  const now = () => time;
+  const memory = new MemoryStore({ now });
+  const { store, faults } = faultyStore(memory);
+  const events: RefreshAuditEvent[] = [];
+  const logs: string[] = [];
+  const log = (level: string) => (message: string) => void logs.push(`${level}: ${message}`);
+  const upstream = scriptedUpstream();
+  const service = createRefreshService({
+    store,
+    namespace: NAMESPACE,
+    key: KEY,
+    lifetimes: parseRefreshLifetimes(),
+    upstream,
+    audit: (event) => void events.push(event),
+    logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    now,
+    ...overrides,
+  });
+  /** The stored session record of a refresh token (found through its index record). */
+  const sessionOf = async (refreshToken: string) => {
+    const index = JSON.parse((await memory.get({ namespace: NAMESPACE, kind: 'refresh-token', id: sha256(refreshToken) }))!) as { session: string };
+    const text = await memory.get({ namespace: NAMESPACE, kind: 'refresh-session', id: index.session });
+    return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown> & { claim?: { deadline: number; pending?: string } });
+  };
+  return { service, memory, faults, upstream, events, logs, now, advance: (ms: number) => void (time += ms), sessionOf };
+}
+
+async function refusal(promise: Promise<unknown>, error: string, status = 400): Promise<OAuthFailure> {
+  const caught = await promise.then(() => assert.fail(`expected ${error}`), (failure: unknown) => failure);
+  assert.ok(caught instanceof OAuthFailure, `expected an OAuthFailure, got ${String(caught)}`);
+  assert.equal(caught.error, error, caught.description);
+  assert.equal(caught.status, status);
+  return caught;
+}
+
+const outcomes = (events: RefreshAuditEvent[]) => events.map((event) => event.outcome);
+
+/** Resolves once the scripted provider has been called `count` times. */
+async function providerCalled(upstream: { calls: string[] }, count: number): Promise<void> {
+  for (let spins = 0; upstream.calls.length < count; spins += 1) {
+    if (spins > 2000) throw new Error('the provider was never called');
+    await delay(1);
+  }
+}
+
+describe('refresh service: provider failures', () => {
+  it('answers a provider outage with 503 and its Retry-After, restores the claim without extending expiry', async () => {
+    const { service, upstream, events, logs, sessionOf } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const before = await sessionOf(started.refreshToken!);
+    upstream.respond = async () => {
+      throw new UpstreamError('unavailable', 'identity provider answered HTTP 429', { retryAfterSeconds: 7 });
+    };
+    const failure = await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    assert.equal(failure.headers['retry-after'], '7');
+    assert.deepEqual(await sessionOf(started.refreshToken!), before, 'the record is exactly as before the claim');
+    assert.ok(logs.some((line) => line.startsWith('warn:') && line.includes('HTTP 429')));
+
+    upstream.respond = upstream.answer;
+    const refreshed = await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
+    assert.ok(refreshed.accessToken);
+    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-0']);
+    assert.deepEqual(outcomes(events), ['transient', 'success']);
+  });
+
+  it('does not pass on a Retry-After it cannot vouch for', async () => {
+    const { service, upstream } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    upstream.respond = async () => {
+      throw new UpstreamError('unavailable', 'timeout', { retryAfterSeconds: 86_400 });
+    };
+    const failure = await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    assert.equal(failure.headers['retry-after'], '5');
+  });
+
+  it('treats invalid_client from the provider as configuration: 503, session kept, logged at error level', async () => {
+    const { service, upstream, events, logs } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    upstream.respond = async () => {
+      throw new UpstreamError('provider_config', 'token endpoint refused the bridge\'s client (invalid_client)');
+    };
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    assert.ok(logs.some((line) => line.startsWith('error:') && line.includes('provider_config')));
+    assert.equal(events[0]?.outcome, 'provider_config');
+    upstream.respond = upstream.answer;
+    await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
+  });
+
+  it('revokes the session when the provider refuses it definitively', async () => {
+    const { service, upstream, events } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    upstream.respond = async () => {
+      throw new UpstreamError('provider_error', 'identity provider refused the refresh (invalid_grant)', { providerError: 'invalid_grant' });
+    };
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'invalid_grant');
+    upstream.respond = upstream.answer;
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'invalid_grant');
+    assert.equal(upstream.calls.length, 1);
+    assert.deepEqual(events.map((event) => [event.outcome, event.reason]), [['revoked', 'upstream_provider_error'], ['unknown', 'session_ended']]);
+  });
+
+  it('revokes when the provider confirms another subject or no identity at all', async () => {
+    const { service, upstream } = harness();
+    const first = await service.startSession(GRANT, 'upstream-0');
+    upstream.respond = async () => ({ identity: { subject: 'mallory', groups: ['mcp-users'] } });
+    await refusal(service.refresh({ refreshToken: first.refreshToken!, clientId: GRANT.clientId }), 'invalid_grant');
+    const second = await service.startSession(GRANT, 'upstream-0');
+    upstream.respond = async () => ({ identity: { subject: 'alice', groups: 'mcp-users' } }) as unknown as UpstreamRefreshResult;
+    await refusal(service.refresh({ refreshToken: second.refreshToken!, clientId: GRANT.clientId }), 'invalid_grant');
+  });
+
+  it('keeps the session when the refresher fails in a way it did not classify', async () => {
+    const { service, upstream, logs } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    upstream.respond = async () => {
+      throw new TypeError('something unexpected');
+    };
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    assert.ok(logs.some((line) => line.startsWith('error:')));
+    upstream.respond = upstream.answer;
+    await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
+  });
+});
+
+describe('refresh service: storage failures', () => {
+  it('keeps a verified provider result pending when a write fails, and commits it on retry without asking again', async () => {
+    const { service, upstream, faults, events, sessionOf } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    faults.push({ operation: 'put', kind: 'access', effect: 'fail' });
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    const held = await sessionOf(started.refreshToken!);
+    assert.ok(held?.claim?.pending, 'the verified result is kept, sealed');
+    assert.ok(!held.claim.pending.includes('upstream-1'));
+
+    const refreshed = await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
+    assert.deepEqual(upstream.calls, ['upstream-0'], 'the provider was asked once');
+    await service.refresh({ refreshToken: refreshed.refreshToken, clientId: GRANT.clientId });
+    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-1'], 'the pending result\'s rotated credential was kept');
+    assert.deepEqual(events.map((event) => [event.outcome, event.reason]), [['transient', 'storage_unavailable'], ['success', undefined], ['success', undefined]]);
+  });
+
+  it('recovers a pending result after the claim deadline when even the release could not be written', async () => {
+    const { service, upstream, faults, advance } = harness({ pollTimeoutMs: 50 });
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const pass = Promise.resolve();
+    // Claim and pending are stored; the commit fails, and so does handing the claim back.
+    faults.push(
+      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
+      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
+      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+    );
+    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+    await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    // Until the deadline the claim looks owned: a retry waits, then gets 503, and nothing is revoked.
+    await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    advance(60_000);
+    const refreshed = await service.refresh(request);
+    assert.ok(refreshed.refreshToken);
+    assert.deepEqual(upstream.calls, ['upstream-0'], 'the provider was asked once');
+  });
+
+  it('asks the provider again when the pending result itself could not be stored', async () => {
+    const { service, upstream, faults } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const pass = deferred<void>();
+    pass.resolve();
+    faults.push(
+      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass.promise },
+      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+    );
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
+    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-0']);
+  });
+
+  it('answers 503 when storage is unreachable before anything happened', async () => {
+    const { service, faults, upstream } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    faults.push({ operation: 'get', kind: 'refresh-token', effect: 'fail' });
+    await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
+    assert.equal(upstream.calls.length, 0);
+    await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
+  });
+});
+
+describe('refresh service: concurrency and claims', () => {
+  it('lets two concurrent refreshes of one token share one provider call and one pair', async () => {
+    const { service, upstream, events } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const gate = deferred<void>();
+    upstream.respond = async (token, subject) => {
+      await gate.promise;
+      return upstream.answer(token, subject);
+    };
+    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+    const first = service.refresh(request);
+    await providerCalled(upstream, 1);
+    const second = service.refresh(request);
+    await delay(60);
+    gate.resolve();
+    const [a, b] = await Promise.all([first, second]);
+    assert.deepEqual(b, a);
+    assert.equal(upstream.calls.length, 1);
+    assert.deepEqual(outcomes(events).sort(), ['grace_reuse', 'success']);
+  });
+
+  it('answers a waiter 503 after the poll timeout, without revoking; the first request still completes', async () => {
+    const { service, upstream, events } = harness({ pollTimeoutMs: 100 });
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const gate = deferred<void>();
+    upstream.respond = async (token, subject) => {
+      await gate.promise;
+      return upstream.answer(token, subject);
+    };
+    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+    const first = service.refresh(request);
+    await providerCalled(upstream, 1);
+    const waited = Date.now();
+    const failure = await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    assert.ok(Date.now() - waited >= 90, 'it polled before giving up');
+    assert.equal(failure.headers['retry-after'], '1');
+    gate.resolve();
+    const result = await first;
+    await service.refresh({ refreshToken: result.refreshToken, clientId: GRANT.clientId });
+    assert.deepEqual(outcomes(events), ['transient', 'success', 'success']);
+  });
+
+  it('recovers a claim whose worker stalled past the deadline; the stale worker cannot commit', async () => {
+    const { service, upstream, advance, logs } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const stalled = deferred<void>();
+    upstream.respond = async (token, subject) => {
+      if (upstream.calls.length === 1) await stalled.promise;
+      return { identity: { subject, groups: ['mcp-users'] }, upstreamRefreshToken: `from-call-${upstream.calls.length}` };
+    };
+    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+    const stale = service.refresh(request);
+    await providerCalled(upstream, 1);
+    advance(60_000);
+    const recovered = await service.refresh(request);
+    assert.ok(logs.some((line) => line.startsWith('warn:') && line.includes('took over')));
+    stalled.resolve();
+    // The stale worker's commit fails; what it returns is the committed rotation's response.
+    assert.deepEqual(await stale, recovered);
+    await service.refresh({ refreshToken: recovered.refreshToken, clientId: GRANT.clientId });
+    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-0', 'from-call-2'], 'the committed credential is the recovering worker\'s');
+  });
+
+  it('lets a recovering worker commit a stalled worker\'s pending result; the stale one cannot commit afterwards', async () => {
+    const { service, upstream, faults, advance } = harness();
+    const started = await service.startSession(GRANT, 'upstream-0');
+    const stalled = deferred<void>();
+    faults.push({ operation: 'put', kind: 'access', effect: stalled.promise });
+    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+    const stale = service.refresh(request);
+    await providerCalled(upstream, 1);
+    await delay(20);
+    advance(60_000);
+    const recovered = await service.refresh(request);
+    assert.equal(upstream.calls.length, 1, 'the pending result was committed without a second provider call');
+    stalled.resolve();
+    assert.deepEqual(await stale, recovered);
+    const next = await service.refresh({ refreshToken: recovered.refreshToken, clientId: GRANT.clientId });
+    assert.ok(next.accessToken);
+    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-1']);
+  });
+});
