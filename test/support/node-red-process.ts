@@ -23,6 +23,8 @@ export interface NodeRedProcess {
   waitForOutput(text: string | RegExp, since?: number, timeoutMs?: number): Promise<void>;
   deploy(flows: FlowNode[], type?: 'full' | 'nodes' | 'flows'): Promise<void>;
   getFlows(): Promise<FlowNode[]>;
+  /** A crash: SIGKILL, no chance to close anything. */
+  kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +146,10 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
     async getFlows() {
       const response = await fetch(`${adminUrl}/flows`, { headers: { ...adminHeaders, 'node-red-api-version': 'v1' } });
       return (await response.json()) as FlowNode[];
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
     },
     stop,
   };

@@ -94,6 +94,7 @@ export class AuthBridge {
           namespace: this.auth.namespace,
           logger: this.auth.logger,
           audit: this.auth.audit,
+          forgetApproval: (subject: string, clientId: string) => this.context.consent.forget(subject, clientId),
           ...(this.context.refresh ? { revokeRefreshToken: (token: string, clientId: string) => this.context.refresh!.revokeRefreshToken(token, clientId) } : {}),
         }),
       ],

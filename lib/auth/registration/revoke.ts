@@ -21,6 +21,8 @@ export type RevokeRefreshToken = (token: string, clientId: string) => Promise<bo
 export interface RevocationContext {
   readonly store: Store;
   readonly namespace: string;
+  /** Withdraws the user's remembered consent for the client whose token was revoked. */
+  readonly forgetApproval?: (subject: string, clientId: string) => Promise<void>;
   /** Supplied once refresh tokens exist; without it only access tokens can be revoked. */
   readonly revokeRefreshToken?: RevokeRefreshToken;
   readonly logger: Logger;
@@ -77,6 +79,7 @@ async function revokeAccess(ctx: RevocationContext, token: string, clientId: str
     return 'mismatch';
   }
   await ctx.store.delete(key);
+  await ctx.forgetApproval?.(grant.identity.subject, grant.clientId);
   ctx.audit({
     event: 'oauth.revoke',
     outcome: 'revoked',
