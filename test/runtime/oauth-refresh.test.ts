@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { answer, oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
 import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
+import { beginRawSignIn, claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
@@ -104,5 +104,25 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     const call = await callWith(base, first.access_token);
     assert.equal(call.status, 401, 'the session\'s access tokens end with it');
     idp.setGroups('alice', ['mcp-users', 'admins']);
+  });
+
+  it('revoking a refresh token ends the session and withdraws the remembered consent', async () => {
+    const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+    const client = await signedInClient(`${base}/tools`, provider, idp, 'alice');
+    await client.close();
+    const { refresh_token: refreshToken } = provider.tokens();
+    const revoke = await fetch(`${base}/oauth/team/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token', client_id: CLIENT_ID }).toString(),
+    });
+    assert.equal(revoke.status, 200);
+    const refused = await refreshAt(base, refreshToken);
+    assert.equal(refused.body.error, 'invalid_grant');
+    // The next sign-in asks for consent again instead of going straight back to the client.
+    const begun = await beginRawSignIn({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: `http://localhost:${await freePort()}/callback` });
+    const callback = await fetch(await idp.signIn(begun.providerUrl, 'alice'), { redirect: 'manual', headers: { cookie: begun.cookie } });
+    assert.equal(callback.status, 200);
+    assert.match(await callback.text(), /<form method="post" action="\/oauth\/team\/consent"/);
   });
 });

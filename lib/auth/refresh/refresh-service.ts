@@ -80,7 +80,7 @@ export interface RefreshService {
    */
   refresh(request: RefreshRequest): Promise<RefreshedTokens>;
   /** RFC 7009: ends the session of any of its refresh tokens. Unknown tokens, or another client's, are ignored. */
-  revokeRefreshToken(token: string, clientId?: string): Promise<void>;
+  revokeRefreshToken(token: string, clientId?: string): Promise<{ subject: string; clientId: string } | undefined>;
   /**
    * The access-token writer shared with the code exchange: the same AccessGrant under kind `access`,
    * keyed by SHA-256 of the token, living the configured access lifetime (capped to `sessionEndsAt`).
@@ -272,16 +272,18 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     throw await revokeFor(ctx, session, record, about, 'replay', cached ? 'grace_request_differs' : 'grace_response_missing');
   }
 
-  async function revokeRefreshToken(token: string, clientId?: string): Promise<void> {
-    if (typeof token !== 'string' || token === '' || token.length > 512) return;
+  /** Says whose session ended (so the caller can withdraw that user's consent), or undefined. */
+  async function revokeRefreshToken(token: string, clientId?: string): Promise<{ subject: string; clientId: string } | undefined> {
+    if (typeof token !== 'string' || token === '' || token.length > 512) return undefined;
     const index = await ctx.sessions.findToken(sha256(token));
-    if (!index) return;
+    if (!index) return undefined;
     const loaded = await ctx.sessions.load(index.session);
-    if (!loaded) return;
+    if (!loaded) return undefined;
     // RFC 7009 §2.1: a client may revoke only its own tokens; another's is treated as invalid.
-    if (clientId !== undefined && clientId !== loaded.record.clientId) return;
+    if (clientId !== undefined && clientId !== loaded.record.clientId) return undefined;
     await endSession(ctx, index.session, loaded.record);
     ctx.audit('revoked', { subject: loaded.record.identity.subject, client: loaded.record.client, session: sessionLabel(index.session) }, 'client_revocation');
+    return { subject: loaded.record.identity.subject, clientId: loaded.record.clientId };
   }
 
   async function issueAccess(grant: Omit<AccessGrant, 'expiresAt'>, endsAt?: number): Promise<{ accessToken: string; expiresIn: number }> {
