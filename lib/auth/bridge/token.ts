@@ -54,15 +54,7 @@ async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: 
   if (!code || !redirectUri || !clientId) throw invalidRequest('code, redirect_uri and client_id are required.');
   if (!isValidVerifier(verifier)) throw invalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
 
-  // A registered client must still be registered; resolving it also keeps the registration alive.
-  if (isRegisteredClientId(clientId)) {
-    try {
-      await ctx.clients.resolve(clientId);
-    } catch (error) {
-      if (error instanceof UnknownRegisteredClient) throw invalidClient(error.description);
-      throw error;
-    }
-  }
+  await ensureStillRegistered(ctx, clientId);
   const issued = decodeRecord<IssuedCode>(await ctx.store.take({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }));
   if (!issued) throw invalidGrant('The authorization code is invalid, expired or already used.', 'code_unknown');
   if (issued.clientId !== clientId) throw invalidGrant('The authorization code was issued to another client.', 'client_mismatch');
@@ -100,14 +92,7 @@ async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: 
 /** grant_type=refresh_token: rotation, reuse detection and the provider check live in the refresh service. */
 async function refreshTokens(ctx: BridgeContext, refresh: RefreshService, form: Map<string, string>, res: ServerResponse): Promise<void> {
   const clientId = form.get('client_id') ?? '';
-  if (isRegisteredClientId(clientId)) {
-    try {
-      await ctx.clients.resolve(clientId);
-    } catch (error) {
-      if (error instanceof UnknownRegisteredClient) throw invalidClient(error.description);
-      throw error;
-    }
-  }
+  await ensureStillRegistered(ctx, clientId);
   const refreshed = await refresh.refresh({
     refreshToken: form.get('refresh_token') ?? '',
     clientId,
@@ -138,4 +123,18 @@ async function readForm(req: IncomingMessage): Promise<Map<string, string>> {
   const params = singleParams(new URLSearchParams(body.toString('utf8')));
   if (params === 'repeated') throw invalidRequest('A parameter was repeated.');
   return params;
+}
+
+/**
+ * A registered client must still be registered (401 invalid_client tells it to register again);
+ * resolving it also keeps its registration alive. Metadata-document clients need no lookup here.
+ */
+async function ensureStillRegistered(ctx: BridgeContext, clientId: string): Promise<void> {
+  if (!isRegisteredClientId(clientId)) return;
+  try {
+    await ctx.clients.resolve(clientId);
+  } catch (error) {
+    if (error instanceof UnknownRegisteredClient) throw invalidClient(error.description);
+    throw error;
+  }
 }
