@@ -26,6 +26,7 @@ export interface EndpointControllerOptions {
   readonly logger: Logger;
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
   readonly onCallFinished?: (event: CallFinished) => void;
+  readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
 }
 
@@ -100,6 +101,7 @@ export class EndpointController {
         logger,
         execute: this.options.execute,
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
+        ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });
       endpoint.setCatalog(this.options.tools.catalogFor(settings.path, this.options.builtInTools));
       this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle);

@@ -154,6 +154,7 @@ export default function (RED: NodeAPI) {
             mcp: context,
           } as NodeMessage);
         },
+        measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
         onCallFinished: (call) => {
           runtimeNode.telemetry?.publish(toolTelemetry(call));
           // Calls are audited where there is someone to audit: on endpoints with sign-in.

@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { DEFAULTS } from '../../core/defaults.js';
 import { sendJson, sendJsonRpcError } from '../../http/responses.js';
-import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
+import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
 import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
 import type { AuditSink } from '../audit.js';
 import { sha256 } from '../secrets.js';
@@ -40,7 +40,7 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
     async check(req: IncomingMessage): Promise<AccessDecision> {
       let parsedBody: unknown;
       if (req.method === 'POST') {
-        const read = await readJson(req);
+        const read = await readJsonRpcBody(req, DEFAULTS.maxRequestBodyBytes);
         if ('reject' in read) return { allowed: false, reject: read.reject };
         parsedBody = read.body;
         if (isAnonymousOnly(parsedBody)) return { allowed: true, caller: {}, parsedBody };
@@ -97,20 +97,4 @@ function isAnonymousOnly(body: unknown): boolean {
     const method = (message as { method?: unknown } | null)?.method;
     return typeof method === 'string' && ANONYMOUS_METHODS.has(method);
   });
-}
-
-async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { reject: (res: ServerResponse) => void }> {
-  if (mediaTypeOf(req) !== 'application/json') {
-    req.resume();
-    return { reject: (res) => sendJsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json') };
-  }
-  try {
-    const raw = await readBody(req, DEFAULTS.maxRequestBodyBytes);
-    return { body: JSON.parse(raw.toString('utf8')) };
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) {
-      return { reject: (res) => sendJsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${error.limit} bytes`) };
-    }
-    return { reject: (res) => sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON') };
-  }
 }
