@@ -1,0 +1,103 @@
+// The flows the bench deploys, built with the runtime tests' own builders (test/support/flows.ts).
+import { answer, flowServer, oauthServer, oidcAuth, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../dist/test/support/flows.js';
+import { claudeLikeDocument } from '../dist/test/support/oauth-client.js';
+
+export const ECHO_INPUT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+export const LOCAL_TOOL_COUNTS = [1, 100, 500];
+export const OAUTH_TOOL_COUNT = 500;
+export const CLIENT_ID = 'https://client.test/oauth/claude-like.json';
+export const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-bench' };
+
+// The one-node flow that answers every call: the arguments' text, back as the result.
+const ECHO = `msg.topic = 'mcp-tool-response';
+msg.payload = { executionId: msg.payload.executionId, result: msg.payload.arguments.text };
+return msg;`;
+
+// Holds each call until the bench releases them all, so every call is pending at the same moment.
+// The hold node registers `release` on the probe; the control flow calls it.
+const HOLD = `const probe = global.get('benchProbe');
+if (!probe.release) {
+  probe.release = () => {
+    const held = probe.held;
+    probe.held = [];
+    for (const m of held) node.send(m, false);
+    return held.length;
+  };
+}
+msg.topic = 'mcp-tool-response';
+msg.payload = { executionId: msg.payload.executionId, result: msg.payload.arguments.text };
+probe.held.push(msg);
+return null;`;
+
+// `heap`: process memory after a full GC; `held`: how many calls the hold node has (cheap, no GC);
+// `release`: answers them all; `snapshot`: writes a heap snapshot into `dir` (BENCH_HEAP_SNAPSHOTS).
+const CONTROL = `const probe = global.get('benchProbe');
+let result;
+if (msg.payload.toolName === 'release') result = { released: probe.release ? probe.release() : 0 };
+else if (msg.payload.toolName === 'held') result = { held: probe.held.length };
+else if (msg.payload.toolName === 'snapshot') result = { file: probe.snapshot(msg.payload.arguments.dir) };
+else result = probe.memory();
+msg.topic = 'mcp-tool-response';
+msg.payload = { executionId: msg.payload.executionId, result };
+return msg;`;
+
+function echoTools(prefix, count, path, z) {
+  const nodes = [];
+  for (let i = 0; i < count; i += 1) {
+    nodes.push({ ...tool(`${prefix}-tool-${i}`, { name: `echo_${i}`, endpoint: path, input: ECHO_INPUT, timeout: 60, z }), y: 40 + i });
+  }
+  return nodes;
+}
+
+/** Local access: /t1, /t100, /t500 (echo), /slow (held calls, `pending` slots) and /ctl (heap, held, release). */
+export function localFlows(port, { pending }) {
+  const nodes = [tab(), runtime('rt', port)];
+  for (const count of LOCAL_TOOL_COUNTS) {
+    const path = `/t${count}`;
+    nodes.push(flowServer(`fs-${count}`, { runtime: 'rt', path, wires: [`echo-${count}`], maxConcurrent: 64, serverName: `bench-${count}` }));
+    nodes.push(answer(`echo-${count}`, ECHO, `fs-${count}`));
+    nodes.push(...echoTools(`t${count}`, count, path));
+  }
+  nodes.push(flowServer('fs-slow', { runtime: 'rt', path: '/slow', wires: ['hold'], maxConcurrent: Math.max(pending, 1) }));
+  nodes.push(answer('hold', HOLD, 'fs-slow'));
+  nodes.push(tool('slow-tool', { name: 'hold', endpoint: '/slow', input: ECHO_INPUT, timeout: 600 }));
+  nodes.push(flowServer('fs-ctl', { runtime: 'rt', path: '/ctl', wires: ['ctl'] }));
+  nodes.push(answer('ctl', CONTROL, 'fs-ctl'));
+  nodes.push(tool('ctl-heap', { name: 'heap', endpoint: '/ctl' }));
+  nodes.push(tool('ctl-release', { name: 'release', endpoint: '/ctl' }));
+  nodes.push(tool('ctl-held', { name: 'held', endpoint: '/ctl' }));
+  nodes.push(tool('ctl-snapshot', { name: 'snapshot', endpoint: '/ctl', timeout: 300 }));
+  return nodes;
+}
+
+/**
+ * OAuth access, 500 tools each: /mem (sign-in state in Memory storage) and /redis (in Redis at the
+ * URL named by MCP_BENCH_REDIS_URL). Each has its own mcp-auth and so its own runtime port: the
+ * discovery documents of an origin name one authorization server.
+ */
+export function oauthFlows(ports, issuer) {
+  const nodes = [tab(), storage('store-mem', 'memory'), storage('store-redis', 'redis', 'MCP_BENCH_REDIS_URL')];
+  for (const mode of ['mem', 'redis']) {
+    const path = `/${mode}`;
+    nodes.push(runtimeWithBaseUrl(`rt-${mode}`, ports[mode]));
+    nodes.push(
+      oidcAuth(`auth-${mode}`, {
+        storage: `store-${mode}`,
+        issuer,
+        clientId: BRIDGE_CLIENT.id,
+        secretEnv: 'MCP_BENCH_OIDC_SECRET',
+        slug: mode,
+        pinned: [claudeLikeDocument(CLIENT_ID)],
+        ttl: 900,
+      }),
+    );
+    nodes.push({ ...oauthServer(`fs-${mode}`, { runtime: `rt-${mode}`, auth: `auth-${mode}`, path, groups: 'mcp-users', wires: [`echo-${mode}`], serverName: `bench-${mode}` }), maxConcurrent: '64' });
+    nodes.push(answer(`echo-${mode}`, ECHO, `fs-${mode}`));
+    nodes.push(...echoTools(mode, OAUTH_TOOL_COUNT, path));
+  }
+  return nodes;
+}
+
+export function oauthCallbacks(ports) {
+  return ['mem', 'redis'].map((slug) => `http://127.0.0.1:${ports[slug]}/oauth/${slug}/callback`);
+}

@@ -1,0 +1,145 @@
+// Load generation (autocannon) and the small probes around it.
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import autocannon from 'autocannon';
+
+export const MCP_HEADERS = Object.freeze({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+});
+
+export const CALL_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo_0', arguments: { text: 'hi' } } });
+export const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+/** The JSON-RPC message in a response body, whether plain JSON or one SSE `data:` line. */
+export function parseRpc(body) {
+  const trimmed = String(body).trim();
+  if (trimmed.startsWith('{')) return JSON.parse(trimmed);
+  const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
+  return data ? JSON.parse(data.slice(5)) : undefined;
+}
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
+
+/** One POST; resolves with status, headers and body text. */
+export function post(url, body, headers = {}, { agent = keepAlive, timeoutMs = 30_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { ...MCP_HEADERS, ...headers } }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Calls one tool and returns its parsed JSON-RPC answer. */
+export async function callTool(url, name, args, headers = {}, options = {}) {
+  const response = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }), headers, options);
+  if (response.status !== 200) throw new Error(`${name} on ${url}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
+  return parseRpc(response.body);
+}
+
+/** The text of a tool result, parsed as JSON when it is JSON. */
+export function resultValue(message) {
+  if (message?.error) throw new Error(`JSON-RPC error ${message.error.code}: ${message.error.message}`);
+  const text = message?.result?.content?.[0]?.text;
+  if (message?.result?.isError) throw new Error(`tool error: ${text}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export function processCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), i.e. 11 and 12 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** autocannon options for one scenario: every answer must equal `expectBody` (mismatches are counted). */
+export function loadOptions({ url, body, headers = {}, expectBody, connections }) {
+  return {
+    url,
+    method: 'POST',
+    headers: { ...MCP_HEADERS, ...headers },
+    body,
+    connections,
+    pipelining: 1,
+    timeout: 20,
+    ...(expectBody !== undefined ? { expectBody } : {}),
+  };
+}
+
+export async function warmUp(options, seconds) {
+  if (seconds > 0) await autocannon({ ...options, duration: seconds });
+}
+
+/**
+ * One measured slice: `seconds` of load, with the CPU seconds the server process(es) and this
+ * process spent meanwhile. The raw result keeps its histograms for `combineSlices`.
+ */
+export async function measureSlice(options, seconds, serverPids = []) {
+  const serverBefore = serverPids.map(processCpuSeconds);
+  const selfBefore = process.cpuUsage();
+  const raw = await autocannon({ ...options, duration: seconds, skipAggregateResult: true });
+  const self = process.cpuUsage(selfBefore);
+  const serverAfter = serverPids.map(processCpuSeconds);
+  const serverCpuSeconds = serverAfter.reduce((sum, after, i) => sum + (after ?? NaN) - (serverBefore[i] ?? NaN), 0);
+  return { raw, calls: raw.totalCompletedRequests, seconds: raw.duration, serverCpuSeconds, selfCpuSeconds: (self.user + self.system) / 1e6 };
+}
+
+/** Calls/s over all slices, latency percentiles (ms) of all answers together, CPU per call, faults. */
+export function combineSlices(slices, options) {
+  const combined = autocannon.aggregateResult(slices.map((slice) => slice.raw), options);
+  const calls = slices.reduce((sum, slice) => sum + slice.calls, 0);
+  const seconds = slices.reduce((sum, slice) => sum + slice.seconds, 0);
+  const serverCpu = slices.reduce((sum, slice) => sum + slice.serverCpuSeconds, 0);
+  const selfCpu = slices.reduce((sum, slice) => sum + slice.selfCpuSeconds, 0);
+  return {
+    callsPerSecond: calls / seconds,
+    p50: combined.latency.p50,
+    p99: combined.latency.p99,
+    calls,
+    durationSeconds: seconds,
+    rounds: slices.map((slice) => slice.calls / slice.seconds),
+    errors: combined.errors,
+    timeouts: combined.timeouts,
+    non2xx: combined.non2xx,
+    mismatches: combined.mismatches,
+    serverCpuUsPerCall: calls > 0 ? (serverCpu * 1e6) / calls : undefined,
+    loadGeneratorCpuUsPerCall: calls > 0 ? (selfCpu * 1e6) / calls : undefined,
+  };
+}
+
+/** Unloaded latency: `count` requests one after another on one keep-alive connection (ms, µs precision). */
+export async function sequentialLatency(url, body, headers = {}, count = 200) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples = [];
+  try {
+    for (let i = 0; i < count + 20; i += 1) {
+      const started = performance.now();
+      const response = await post(url, body, headers, { agent });
+      if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+      if (i >= 20) samples.push(performance.now() - started);
+    }
+  } finally {
+    agent.destroy();
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p99: at(0.99), count: samples.length };
+}
+
+export { autocannon };

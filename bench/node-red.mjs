@@ -1,0 +1,149 @@
+// A real Node-RED in its own process for the bench. It follows test/support/node-red-process.ts
+// (packed palette from .runtime-fixture, editor on loopback, flows deployed at start) and adds
+// what the bench needs and the tests do not:
+// - a private copy of the fixture, so a concurrent `pack-fixture` cannot pull it away mid-run;
+// - `--expose-gc` and a `benchProbe` in functionGlobalContext: function nodes read the process heap
+//   (after a full GC) and hold/release calls without the bench touching the palette's code;
+// - an optional `--cpu-prof` directory (BENCH_CPU_PROF) for profiling the server side;
+// - a bounded log tail: the OAuth endpoints audit every call, and a soak would otherwise grow a
+//   string of hundreds of megabytes in the bench process.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../dist/test/support/ports.js';
+
+const require = createRequire(import.meta.url);
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUTPUT_TAIL = 256 * 1024;
+
+let privateModules;
+
+/**
+ * Copies .runtime-fixture/node_modules once per bench run (removed by `cleanupFixture`), or uses the
+ * node_modules named by BENCH_FIXTURE as is (to measure a candidate change without repacking).
+ */
+function fixtureModules() {
+  if (process.env.BENCH_FIXTURE) return process.env.BENCH_FIXTURE;
+  if (privateModules) return privateModules;
+  const source = join(repoRoot, '.runtime-fixture', 'node_modules');
+  if (!existsSync(join(source, '@flowmcp', 'node-red-mcp'))) {
+    throw new Error('runtime fixture missing: run `node scripts/build.mjs && node scripts/pack-fixture.mjs` (npm run bench does) first');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'nr-mcp-bench-fixture-'));
+  cpSync(source, join(dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+  privateModules = join(dir, 'node_modules');
+  return privateModules;
+}
+
+export function cleanupFixture() {
+  if (privateModules) rmSync(dirname(privateModules), { recursive: true, force: true });
+  privateModules = undefined;
+}
+
+// Evaluated inside Node-RED's settings file: `gc` exists because of --expose-gc.
+const SETTINGS_PROBE = `{
+  held: [],
+  release: undefined,
+  memory() {
+    if (typeof globalThis.gc === 'function') { globalThis.gc(); globalThis.gc(); }
+    const m = process.memoryUsage();
+    return { heapUsed: m.heapUsed, heapTotal: m.heapTotal, rss: m.rss, external: m.external, held: this.held.length };
+  },
+  snapshot(dir) {
+    return require('v8').writeHeapSnapshot(require('path').join(dir, 'node-red-' + Date.now() + '.heapsnapshot'));
+  },
+}`;
+
+/**
+ * Starts Node-RED with `flows`; resolves once "Started flows" was logged.
+ * options.env: extra environment; options.cpuProfDir: write a V8 CPU profile there on exit.
+ */
+export async function startBenchNodeRed(flows, options = {}) {
+  const modules = fixtureModules();
+  const userDir = mkdtempSync(join(tmpdir(), 'nr-mcp-bench-'));
+  symlinkSync(modules, join(userDir, 'node_modules'), 'dir');
+  writeFileSync(join(userDir, 'flows.json'), JSON.stringify(flows));
+  const uiPort = await freePort();
+  const settings = {
+    uiHost: '127.0.0.1',
+    uiPort,
+    flowFile: 'flows.json',
+    credentialSecret: false,
+    logging: { console: { level: 'info', metrics: false, audit: false } },
+    editorTheme: { tours: false },
+    externalModules: { autoInstall: false, palette: { allowInstall: false } },
+  };
+  const settingsText = `const settings = ${JSON.stringify(settings)};\nsettings.functionGlobalContext = { benchProbe: ${SETTINGS_PROBE} };\nmodule.exports = settings;\n`;
+  writeFileSync(join(userDir, 'settings.js'), settingsText);
+
+  const redJs = require.resolve('node-red/red.js');
+  const nodeArgs = ['--expose-gc'];
+  if (options.cpuProfDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir);
+  const child = spawn(process.execPath, [...nodeArgs, redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env, NODE_RED_HOME: userDir },
+  });
+  let output = '';
+  let total = 0;
+  const waiters = new Set();
+  const collect = (chunk) => {
+    const text = chunk.toString();
+    total += text.length;
+    output = (output + text).slice(-OUTPUT_TAIL);
+    for (const wake of waiters) wake();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const waitForOutput = (text, timeoutMs = 60_000) =>
+    new Promise((resolve, reject) => {
+      const matches = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
+      if (matches()) return resolve();
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${String(text)} in Node-RED output:\n${output.slice(-3000)}`));
+      }, timeoutMs);
+      const check = () => {
+        if (!matches() && child.exitCode === null) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        if (matches()) resolve();
+        else reject(new Error(`Node-RED exited:\n${output.slice(-3000)}`));
+      };
+      waiters.add(check);
+      child.once('exit', () => check());
+    });
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      // Node-RED stops its flows and exits normally on SIGTERM, so --cpu-prof writes its file.
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    process.removeListener('exit', killOnExit);
+    rmSync(userDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForOutput('Started flows');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    pid: child.pid,
+    adminUrl: `http://127.0.0.1:${uiPort}`,
+    output: () => output,
+    outputBytes: () => total,
+    waitForOutput,
+    stop,
+  };
+}

@@ -1,0 +1,362 @@
+// `npm run bench`: throughput and latency of this palette in a real Node-RED against bare official-SDK
+// servers measured in the same run, plus thousands of pending calls and a long soak. Prints Markdown
+// tables and writes bench/results.json. Not part of `npm test`.
+//
+// Every server runs in its own process and all of them are up at once; the load generator (this
+// process) measures them in interleaved rounds, so a change in the machine's background load
+// during the run affects baselines and this package alike instead of skewing their ratios.
+//
+// Environment (all optional):
+//   BENCH_DURATION          measured seconds of tools/call per scenario, split over the rounds (10);
+//                           the OAuth tokens live 900 s (the palette's maximum), which bounds it
+//   BENCH_ROUNDS            interleaved rounds (5); 1 measures each scenario in one go
+//   BENCH_WARMUP            warm-up seconds per scenario before the first round (5)
+//   BENCH_LIST_DURATION     seconds of loaded tools/list per 500-tool server (3)
+//   BENCH_PENDING           calls pending at once (10000)
+//   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
+//   BENCH_ONLY              comma list of phases: baseline, local, oauth, list, pending, soak
+//   BENCH_CPU_PROF          directory: every server process runs with --cpu-prof and writes its profile
+//                           there (summarize one with `node bench/profile-summary.mjs <file>`)
+//   BENCH_HEAP_SNAPSHOTS    directory: Node-RED heap snapshots before and with the calls pending
+//   BENCH_FIXTURE           a node_modules with the palette to load instead of .runtime-fixture's
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../dist/test/support/ports.js';
+import { startRedis } from '../dist/test/support/redis-server.js';
+import { startTestIdp } from '../dist/test/support/test-idp.js';
+import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
+import { BRIDGE_CLIENT, CLIENT_ID, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
+import { CALL_BODY, LIST_BODY, combineSlices, loadOptions, measureSlice, parseRpc, post, sequentialLatency, warmUp } from './load.mjs';
+import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
+import { evaluateTargets, renderMarkdown } from './report.mjs';
+import { pendingTest, soakTest } from './scale.mjs';
+
+const number = (name, fallback) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+};
+const CONFIG = {
+  connections: 32,
+  duration: number('BENCH_DURATION', 10),
+  rounds: Math.max(1, Math.round(number('BENCH_ROUNDS', 5))),
+  warmup: number('BENCH_WARMUP', 5),
+  sliceWarmup: 1,
+  listDuration: number('BENCH_LIST_DURATION', 3),
+  pending: Math.min(10_000, number('BENCH_PENDING', 10_000)),
+  soakCalls: number('BENCH_SOAK_CALLS', 100_000),
+  soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
+};
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,oauth,list,pending,soak').split(',').map((phase) => phase.trim()));
+const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
+const startedAt = Date.now();
+const log = (text) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${text}`);
+
+const versionOf = (path) => {
+  try {
+    return JSON.parse(readFileSync(join(repoRoot, 'node_modules', path, 'package.json'), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+};
+
+const results = {
+  meta: {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    nodeRed: versionOf('node-red'),
+    sdk: versionOf('@modelcontextprotocol/server'),
+    autocannon: versionOf('autocannon'),
+    connections: CONFIG.connections,
+    durationSeconds: CONFIG.duration,
+    rounds: CONFIG.rounds,
+    warmupSeconds: CONFIG.warmup,
+    fixture: process.env.BENCH_FIXTURE ?? '.runtime-fixture',
+    loadBefore: loadavg(),
+    loadAfter: undefined,
+    config: CONFIG,
+    phases: [...PHASES],
+  },
+  calls: [],
+  lists: [],
+  pendingBaseline: undefined,
+  pending: undefined,
+  soak: undefined,
+  targets: [],
+};
+
+// --- servers ------------------------------------------------------------------------------------
+
+/** A bare-SDK server in a child process. */
+async function startBaseline(tools, { hold = false } = {}) {
+  const port = await freePort();
+  const profile = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF, '--cpu-prof-name', `baseline-${tools}-${Date.now()}.cpuprofile`] : [];
+  const args = [...profile, '--expose-gc', join(repoRoot, 'bench', 'baseline-server.mjs'), String(tools), String(port), ...(hold ? ['hold'] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  await new Promise((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error('baseline server did not start')), 15_000);
+    child.stdout.on('data', (chunk) => {
+      if (chunk.toString().includes('listening')) {
+        clearTimeout(timer);
+        resolveReady();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`baseline server exited (${code})`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}/mcp`,
+    pid: child.pid,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+      process.removeListener('exit', killOnExit);
+    },
+  };
+}
+
+async function waitForPath(url, nodeRed) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const response = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }));
+      if (response.status !== 404) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      const problems = nodeRed.output().split('\n').filter((line) => /\[(error|warn)\]/.test(line)).slice(-10).join('\n');
+      throw new Error(`${url} did not start; Node-RED said:\n${problems}`);
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+async function startLocalNodeRed() {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl)`);
+  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending }), { cpuProfDir: CPU_PROF });
+  for (const count of LOCAL_TOOL_COUNTS) await waitForPath(`${base}/t${count}`, nodeRed);
+  await waitForPath(`${base}/ctl`, nodeRed);
+  return { base, nodeRed, stop: () => nodeRed.stop() };
+}
+
+/** The pid of the redis-server listening on `port` (its process title names the address). */
+function redisPid(port) {
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined; // not Linux: the Redis share of server CPU is left out
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes('redis-server') && cmdline.includes(`:${port}`)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** Node-RED with the two OAuth endpoints, the test IdP and Redis; signs in once per endpoint. */
+async function startOAuthNodeRed() {
+  const ports = { mem: await freePort(), redis: await freePort() };
+  const idp = await startTestIdp({ clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: oauthCallbacks(ports) }] });
+  const redis = await startRedis();
+  let nodeRed;
+  const stop = async () => {
+    await nodeRed?.stop();
+    await redis.stop();
+    await idp.stop();
+  };
+  try {
+    log(`starting Node-RED with OAuth endpoints (${OAUTH_TOOL_COUNT} tools each; Memory and Redis storage)`);
+    nodeRed = await startBenchNodeRed(oauthFlows(ports, idp.issuer), {
+      env: { MCP_BENCH_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_BENCH_REDIS_URL: redis.url },
+      cpuProfDir: CPU_PROF,
+    });
+    const endpoints = {};
+    for (const mode of ['mem', 'redis']) {
+      const url = `http://127.0.0.1:${ports[mode]}/${mode}`;
+      await waitForPath(url, nodeRed);
+      const unauthenticated = await post(url, CALL_BODY);
+      if (unauthenticated.status !== 401) throw new Error(`${url} answered ${unauthenticated.status} without a token`);
+      // The official client's sign-in, as Claude Code does it; the bench then uses its token.
+      const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+      const client = await signedInClient(url, provider, idp, 'alice');
+      await client.close();
+      if (!provider.accessToken) throw new Error(`no access token after signing in at ${url}`);
+      endpoints[mode] = { url, headers: { authorization: `Bearer ${provider.accessToken}` } };
+      log(`  signed in at ${url}`);
+    }
+    return { nodeRed, endpoints, redisPid: redisPid(redis.port), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+// --- measurements -------------------------------------------------------------------------------
+
+/** Checks one answer before loading a server and returns it: every answer under load must equal it. */
+async function expectedCallBody(url, headers = {}) {
+  const response = await post(url, CALL_BODY, headers);
+  const message = response.status === 200 ? parseRpc(response.body) : undefined;
+  if (message?.result?.content?.[0]?.text !== 'hi' || message.result.isError) {
+    throw new Error(`tools/call on ${url} answered ${response.status}: ${response.body.slice(0, 400)}`);
+  }
+  return response.body;
+}
+
+async function checkToolCount(url, expected, headers = {}) {
+  const response = await post(url, LIST_BODY, headers);
+  const tools = parseRpc(response.body)?.result?.tools;
+  if (!Array.isArray(tools) || tools.length !== expected) throw new Error(`tools/list on ${url} listed ${tools?.length} tools, expected ${expected}`);
+}
+
+/** tools/call for every scenario: warm-up each, then `rounds` interleaved slices (order rotating). */
+async function measureCalls(scenarios) {
+  for (const scenario of scenarios) {
+    await checkToolCount(scenario.url, scenario.tools, scenario.headers);
+    const expectBody = await expectedCallBody(scenario.url, scenario.headers);
+    scenario.options = loadOptions({ url: scenario.url, body: CALL_BODY, headers: scenario.headers, expectBody, connections: CONFIG.connections });
+    scenario.slices = [];
+    scenario.load = [];
+    log(`${scenario.label}, ${scenario.tools} tool(s): warm-up ${CONFIG.warmup} s`);
+    await warmUp(scenario.options, CONFIG.warmup);
+  }
+  const sliceSeconds = CONFIG.duration / CONFIG.rounds;
+  for (let round = 0; round < CONFIG.rounds; round += 1) {
+    log(`round ${round + 1} of ${CONFIG.rounds}: ${scenarios.length} scenarios, ${sliceSeconds.toFixed(1)} s each`);
+    for (let k = 0; k < scenarios.length; k += 1) {
+      const scenario = scenarios[(k + round) % scenarios.length];
+      await warmUp(scenario.options, CONFIG.sliceWarmup);
+      scenario.load.push(loadavg()[0]);
+      const slice = await measureSlice(scenario.options, sliceSeconds, scenario.serverPids);
+      scenario.slices.push(slice);
+      log(`  ${scenario.label}, ${scenario.tools}: ${(slice.calls / slice.seconds).toFixed(0)} calls/s`);
+    }
+  }
+  for (const scenario of scenarios) {
+    const row = { id: scenario.id, label: scenario.label, tools: scenario.tools, ...combineSlices(scenario.slices, scenario.options), loadAverage: scenario.load };
+    results.calls.push(row);
+    log(`${row.label}, ${row.tools}: ${row.callsPerSecond.toFixed(0)} calls/s, p50 ${row.p50} ms, p99 ${row.p99} ms, server CPU ${row.serverCpuUsPerCall?.toFixed(0)} µs/call, faults ${row.errors + row.timeouts + row.non2xx + row.mismatches}`);
+  }
+}
+
+async function measureList({ id, label, url, headers = {}, serverPids }) {
+  await checkToolCount(url, 500, headers);
+  log(`${label}: tools/list at 500 tools`);
+  const sequential = await sequentialLatency(url, LIST_BODY, headers, 200);
+  const options = loadOptions({ url, body: LIST_BODY, headers, connections: CONFIG.connections });
+  await warmUp(options, 1);
+  const loaded = combineSlices([await measureSlice(options, CONFIG.listDuration, serverPids)], options);
+  results.lists.push({ id, label, sequential, loaded });
+  log(`  one at a time p50 ${sequential.p50.toFixed(2)} ms; 32 connections ${loaded.callsPerSecond.toFixed(0)} lists/s, p50 ${loaded.p50} ms`);
+}
+
+// --- main ---------------------------------------------------------------------------------------
+
+const once = (stop) => {
+  let stopping;
+  return () => (stopping ??= stop());
+};
+
+async function main() {
+  log(`bench: ${JSON.stringify(CONFIG)}; phases ${[...PHASES].join(', ')}; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+  if (CPU_PROF) mkdirSync(CPU_PROF, { recursive: true });
+  if (SNAPSHOTS) mkdirSync(SNAPSHOTS, { recursive: true });
+  const running = [];
+  const scenarios = [];
+  const lists = [];
+  try {
+    if (PHASES.has('baseline')) {
+      const a = await startBaseline(1);
+      running.push(a);
+      const b = await startBaseline(500);
+      running.push(b);
+      scenarios.push({ id: 'A', label: 'Baseline A: bare SDK, registerTool', tools: 1, url: a.url, serverPids: [a.pid] });
+      scenarios.push({ id: 'B', label: 'Baseline B: bare SDK, registerTool', tools: 500, url: b.url, serverPids: [b.pid] });
+      lists.push({ id: 'B', label: 'Baseline B: bare SDK, registerTool', url: b.url, serverPids: [b.pid] });
+    }
+    let local;
+    if (['local', 'pending', 'soak'].some((phase) => PHASES.has(phase))) {
+      local = await startLocalNodeRed();
+      running.push(local);
+      if (PHASES.has('local')) {
+        for (const count of LOCAL_TOOL_COUNTS) {
+          scenarios.push({ id: `local-${count}`, label: 'this package, Local', tools: count, url: `${local.base}/t${count}`, serverPids: [local.nodeRed.pid] });
+        }
+        lists.push({ id: 'local-500', label: 'this package, Local', url: `${local.base}/t500`, serverPids: [local.nodeRed.pid] });
+      }
+    }
+    if (PHASES.has('oauth')) {
+      const oauth = await startOAuthNodeRed();
+      running.push(oauth);
+      const { mem, redis } = oauth.endpoints;
+      const redisPids = oauth.redisPid ? [oauth.nodeRed.pid, oauth.redisPid] : [oauth.nodeRed.pid];
+      scenarios.push({ id: `oauth-mem-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Memory', tools: OAUTH_TOOL_COUNT, ...mem, serverPids: [oauth.nodeRed.pid] });
+      scenarios.push({ id: `oauth-redis-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis', tools: OAUTH_TOOL_COUNT, ...redis, serverPids: redisPids });
+      lists.push({ id: 'oauth-redis-500', label: 'this package, OAuth + Redis', ...redis, serverPids: redisPids });
+    }
+    for (const server of running) server.stop = once(server.stop);
+    if (scenarios.length > 0) await measureCalls(scenarios);
+    if (PHASES.has('list')) for (const list of lists) await measureList(list);
+    // Only the local Node-RED works from here on; the other servers would just sit idle.
+    for (const server of running.filter((server) => server !== local)) await server.stop();
+    if (local && PHASES.has('pending') && CONFIG.pending > 0) {
+      // The same check against the bare SDK: how much of a pending call's memory is the SDK's own.
+      log(`${CONFIG.pending} calls pending at once on the bare SDK (reference)`);
+      const reference = await startBaseline(1, { hold: true });
+      try {
+        results.pendingBaseline = await pendingTest({ base: reference.base, count: CONFIG.pending, capSeconds: 180, log });
+        log(`  ${results.pendingBaseline.kbPerPendingCall.toFixed(1)} KB heap per pending call`);
+      } finally {
+        await reference.stop();
+      }
+      log(`${CONFIG.pending} calls pending at once`);
+      results.pending = await pendingTest({ base: local.base, count: CONFIG.pending, capSeconds: 180, log, snapshotDir: SNAPSHOTS });
+      const p = results.pending;
+      log(`  answered ${p.answered}, lost ${p.lost}, duplicated ${p.duplicated}; ${p.kbPerPendingCall.toFixed(1)} KB heap per pending call; heap after ${p.heapAfterDeltaMb.toFixed(1)} MB vs before`);
+    }
+    if (local && PHASES.has('soak') && CONFIG.soakCalls > 0) {
+      log(`soak: ${CONFIG.soakCalls} calls at ${CONFIG.connections} connections (cap ${CONFIG.soakCapSeconds} s)`);
+      results.soak = await soakTest({ base: local.base, calls: CONFIG.soakCalls, connections: CONFIG.connections, capSeconds: CONFIG.soakCapSeconds, sampleEvery: 10_000, log });
+      const s = results.soak;
+      log(`  lost ${s.lost}, duplicated ${s.duplicated}, mismatched ${s.mismatched}; heap growth ${s.heapGrowthMb.toFixed(2)} MB`);
+    }
+  } finally {
+    for (const server of running) await server.stop().catch(() => undefined);
+    cleanupFixture();
+  }
+  results.meta.loadAfter = loadavg();
+  results.meta.totalSeconds = (Date.now() - startedAt) / 1000;
+  results.targets = evaluateTargets(results);
+  writeFileSync(join(repoRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  console.log('');
+  console.log(renderMarkdown(results));
+  console.log('');
+  log(`wrote bench/results.json${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    cleanupFixture();
+    process.exit(1);
+  },
+);
