@@ -294,7 +294,9 @@ export async function rawAccessToken(options: RawSignInOptions): Promise<string>
  * (RFC 7591) the way Cursor, VS Code and claude.ai do, and keeps what it was issued.
  */
 export class RegisteringOAuthProvider extends TestOAuthProvider {
-  private information: any;
+  // The client may register twice when two requests get a 401 at once; the registration that counts
+  // is the one whose client_id is in the URL the "browser" opened.
+  private readonly registrations: any[] = [];
 
   constructor(callbackPort: number, readonly clientName = 'Registering test client') {
     super('', callbackPort);
@@ -304,9 +306,10 @@ export class RegisteringOAuthProvider extends TestOAuthProvider {
     return { ...super.clientMetadata, client_name: this.clientName };
   }
   override clientInformation() {
-    return this.information;
+    const opened = this.openedUrl?.searchParams.get('client_id');
+    return this.registrations.find((information) => information.client_id === opened) ?? this.registrations.at(-1);
   }
   saveClientInformation(information: any) {
-    this.information = information;
+    this.registrations.push(information);
   }
 }
