@@ -3,6 +3,7 @@
  * Fields are chosen so a line never grants anything: no tokens, codes, PKCE values, secrets or
  * tool arguments; sessions appear as a 12-character hash.
  */
+import type { CallFinished } from '../mcp/mcp-endpoint.js';
 import type { RefreshAuditEvent } from './refresh/refresh-audit.js';
 import type { RegistrationAuditEvent, RevocationAuditEvent } from './registration/registration-audit.js';
 
@@ -17,6 +18,23 @@ export type AuditEvent =
   | { event: 'mcp.command'; command: string; endpoint: string };
 
 export type AuditSink = (event: AuditEvent) => void;
+
+/**
+ * The `mcp.tool_call` line for a finished call, or undefined when there is nothing to audit: refused
+ * callers are already audited as `mcp.auth` (or, without a token, deliberately not at all).
+ */
+export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
+  if (call.outcome === 'unauthenticated' || call.outcome === 'forbidden') return undefined;
+  return {
+    event: 'mcp.tool_call',
+    outcome: call.outcome,
+    tool: call.tool,
+    ...(call.caller.subject ? { subject: call.caller.subject } : {}),
+    ...(call.caller.client ? { client: call.caller.client } : {}),
+    ...(call.caller.session ? { session: call.caller.session } : {}),
+    durationMs: Math.round(call.durationMs),
+  };
+}
 
 export function formatAuditLine(event: AuditEvent): string {
   return JSON.stringify({ ...event, time: new Date().toISOString() });

@@ -1,7 +1,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
-import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
+import { formatAuditLine, toolCallAudit, type AuditEvent } from '../../lib/auth/audit.js';
 import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
@@ -158,16 +158,8 @@ export default function (RED: NodeAPI) {
         onCallFinished: (call) => {
           runtimeNode.telemetry?.publish(toolTelemetry(call));
           // Calls are audited where there is someone to audit: on endpoints with sign-in.
-          if (!signedIn || call.outcome === 'unauthenticated' || call.outcome === 'forbidden') return;
-          audit({
-            event: 'mcp.tool_call',
-            outcome: call.outcome,
-            tool: call.tool,
-            ...(call.caller.subject ? { subject: call.caller.subject } : {}),
-            ...(call.caller.client ? { client: call.caller.client } : {}),
-            ...(call.caller.session ? { session: call.caller.session } : {}),
-            durationMs: Math.round(call.durationMs),
-          });
+          const line = signedIn ? toolCallAudit(call) : undefined;
+          if (line) audit(line);
         },
         onState: (state) => showState(state),
       });
