@@ -238,7 +238,10 @@ export class McpEndpoint {
     const args = request.params.arguments ?? {};
     const problems = isPlainObject(args) ? tool.checkArguments(args) : [{ pointer: '/', message: 'arguments must be an object' }];
     if (problems.length > 0) return finish(name, 'invalid_arguments', invalidArgumentsResult(name, problems))!;
-    const signal = exchange ? AbortSignal.any([handlerCtx.mcpReq.signal, exchange.disconnected]) : handlerCtx.mcpReq.signal;
+    // A stateless call ends with its connection: a hang-up is the only cancellation that reaches it,
+    // and stopping the endpoint fails pending calls itself, so one signal is enough (no per-call
+    // AbortSignal.any on the hot path).
+    const signal = exchange?.disconnected ?? handlerCtx.mcpReq.signal;
 
     if (tool.runInProcess) {
       const answer: InProcessResult = await tool
