@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+
 /** Every tunable in one place, frozen so no caller can change a limit for everyone else. */
 export const DEFAULTS = Object.freeze({
   runtimePort: 1881,
@@ -17,4 +19,6 @@ export const DEFAULTS = Object.freeze({
   listenerCloseGraceMs: 2_000,
 });
 
-export const PACKAGE_VERSION = '0.1.0';
+// Reported to MCP clients as the server version; read from the package so it can never drift.
+// The path holds both in the repository and in the installed package (dist/lib/core -> package root).
+export const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
