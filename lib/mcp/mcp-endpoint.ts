@@ -9,7 +9,7 @@ import {
   type CallToolRequest,
   type CallToolResult,
   type McpHttpHandler,
-  type McpRequestContext,
+  type RequestId,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -17,8 +17,11 @@ import type { AccessPolicy, CallerIdentity } from '../access/access-policy.js';
 import { DEFAULTS, PACKAGE_VERSION } from '../core/defaults.js';
 import type { Logger } from '../core/logger.js';
 import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
+import { sendJsonRpcError } from '../http/responses.js';
+import { bodylessWebRequest, writeWebResponse } from '../http/web-exchange.js';
 import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
 import { isPlainObject } from './json-schema.js';
+import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -88,14 +91,17 @@ interface Exchange {
 /**
  * One MCP endpoint: the access check, the official SDK's Streamable HTTP handling (both protocol
  * eras, stateless), and `tools/list` / `tools/call` answered from a catalog built at deploy.
- * The SDK builds a small `Server` per request; registering handlers on it is constant work,
- * because the tools themselves are never registered one by one.
+ * 2026-07-28 requests get a small SDK `Server` per request (the SDK's handler builds it); 2025-era
+ * requests share one `Server` per endpoint through a hub. Either way registering handlers is
+ * constant work, because the tools themselves are never registered one by one.
  */
 export class McpEndpoint {
   readonly path: string;
   private catalog: ToolCatalog = ToolCatalog.empty;
   private readonly broker: ExecutionBroker<ExecutionContext>;
   private readonly mcp: McpHttpHandler;
+  private readonly legacyHub = new LegacyExchangeHub();
+  private readonly legacyServer: Server;
   private readonly options: McpEndpointOptions;
 
   constructor(options: McpEndpointOptions) {
@@ -108,13 +114,17 @@ export class McpEndpoint {
     // 2026-07-28 requests go to the SDK's handler; 2025-era requests are served below with JSON
     // responses, because the SDK's built-in stateless fallback frames every answer as an SSE stream,
     // which costs a third of the CPU of a call and half the memory of a pending one.
-    this.mcp = createMcpHandler((ctx) => this.createServer(ctx), {
+    this.mcp = createMcpHandler(() => this.createServer((id) => id), {
       legacy: 'reject',
       maxRequestBodySize: DEFAULTS.maxRequestBodyBytes,
       // A single JSON body unless a handler streams first; ours answer once, so every reply is JSON.
       responseMode: 'auto',
       onerror: (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`),
     });
+    this.legacyServer = this.createServer((hubId) => this.legacyHub.clientRequestId(hubId) ?? hubId);
+    this.legacyServer.onerror = (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`);
+    // Connecting to the hub has no asynchronous step that could fail (its start() does nothing).
+    void this.legacyServer.connect(this.legacyHub);
   }
 
   get toolCount(): number {
@@ -155,14 +165,26 @@ export class McpEndpoint {
       if ('reject' in read) return read.reject(res);
       parsedBody = read.body;
     }
-    const nodeHandler = toNodeHandler(
-      {
-        fetch: async (request: Request) =>
-          (await isLegacyRequest(request, parsedBody)) ? this.serveLegacy(request, authInfo, parsedBody) : this.mcp.fetch(request, { authInfo, parsedBody }),
-      },
-      { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes },
+    let request: Request;
+    try {
+      request = bodylessWebRequest(req);
+    } catch {
+      return sendJsonRpcError(res, 400, -32600, 'Invalid request: the Host header does not form a valid URL.');
+    }
+    if (await isLegacyRequest(request, parsedBody)) {
+      // 2025-era answers are always complete JSON bodies, so they need none of the SDK adapter's
+      // streaming machinery (nor its copy of the body and its extra abort signals per call).
+      const response = await this.serveLegacy(request, authInfo, parsedBody).catch((error: unknown) => {
+        this.options.logger.warn(`MCP request on ${this.path} failed: ${error instanceof Error ? error.message : String(error)}`);
+        return Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
+      });
+      return writeWebResponse(res, response);
+    }
+    await toNodeHandler({ fetch: (modern: Request) => this.mcp.fetch(modern, { authInfo, parsedBody }) }, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes })(
+      req,
+      res,
+      parsedBody,
     );
-    await nodeHandler(req, res, parsedBody);
   };
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
@@ -175,34 +197,34 @@ export class McpEndpoint {
     const failed = this.broker.stopAll(reason);
     // Let the "stopped" results reach their clients before in-flight exchanges are torn down.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await this.mcp.close();
+    await Promise.all([this.mcp.close(), this.legacyServer.close()]);
     return failed;
   }
 
-  /** One stateless 2025-era exchange: a fresh server on a JSON-response transport, closed after. */
-  private async serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+  /**
+   * One stateless 2025-era exchange: the SDK's transport checks and frames it (JSON responses), and
+   * the endpoint's shared server answers it through the hub.
+   */
+  private serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
     if (request.method !== 'POST') {
       // Stateless serving has no sessions to open a stream for or to delete.
-      return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { allow: 'POST' } });
+      return Promise.resolve(
+        Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { allow: 'POST' } }),
+      );
     }
-    const server = this.createServer({ era: 'legacy', authInfo, requestInfo: request });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, { authInfo, parsedBody });
-    } finally {
-      void server.close().catch(() => undefined);
-    }
+    this.legacyHub.attach(transport);
+    return transport.handleRequest(request, { authInfo, parsedBody });
   }
 
-  private createServer(ctx: McpRequestContext): Server {
+  /** `clientRequestId` maps the id the server saw back to the one the client sent. */
+  private createServer(clientRequestId: (id: RequestId) => RequestId): Server {
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
       { capabilities: { tools: {} } },
     );
-    const catalog = this.catalog;
-    server.setRequestHandler('tools/list', () => catalog.listResult);
-    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, catalog, request, handlerCtx, ctx));
+    server.setRequestHandler('tools/list', () => this.catalog.listResult);
+    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, this.catalog, request, handlerCtx, clientRequestId));
     return server;
   }
 
@@ -211,7 +233,7 @@ export class McpEndpoint {
     catalog: ToolCatalog,
     request: CallToolRequest,
     handlerCtx: ServerContext,
-    requestCtx: McpRequestContext,
+    clientRequestId: (id: RequestId) => RequestId,
   ): Promise<CallToolResult> {
     const startedAt = performance.now();
     const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
@@ -264,8 +286,8 @@ export class McpEndpoint {
       ...(client !== undefined ? { client } : {}),
       endpoint: this.path,
       tool: name,
-      protocolVersion: protocolVersionOf(handlerCtx, requestCtx),
-      requestId: handlerCtx.mcpReq.id,
+      protocolVersion: protocolVersionOf(handlerCtx),
+      requestId: clientRequestId(handlerCtx.mcpReq.id),
     };
     let outcome: ExecutionOutcome;
     try {

@@ -13,7 +13,7 @@ function faultFlows(port: number): FlowNode[] {
     tab(),
     runtime('rt', port),
     flowServer('fs', { runtime: 'rt', path: '/faults', wires: ['route'] }),
-    router('route', { throws: 'throw-fn', twice: 'twice-fn', huge: 'huge-fn', wait: 'wait-fn' }),
+    router('route', { throws: 'throw-fn', twice: 'twice-fn', huge: 'huge-fn', wait: 'wait-fn', later: 'later-fn' }),
     // A flow that throws: nothing answers, a Catch node reports it as the tool's error.
     answer('throw-fn', `throw new Error('the database is on fire');`, 'fs'),
     { id: 'catcher', type: 'catch', z: 'tab-tests', name: '', scope: ['throw-fn'], uncaught: false, x: 100, y: 400, wires: [['catch-answer']] },
@@ -21,7 +21,10 @@ function faultFlows(port: number): FlowNode[] {
     answer('twice-fn', `${RESPOND}\nconst id = msg.payload.executionId;\nnode.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'first' } });\nreturn { topic: 'mcp-tool-response', payload: { executionId: id, result: 'second' } };`, 'fs'),
     answer('huge-fn', `${RESPOND}\nconst rows = Array.from({ length: 40000 }, (_, i) => ({ id: i, text: 'row '.repeat(10) }));\nmsg.payload = { executionId: msg.payload.executionId, result: { rows } };\nreturn msg;`, 'fs'),
     answer('wait-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'too late' } }), 20000);\nreturn null;`, 'fs'),
+    // Answers with its label after the delay the call asks for, so answers can overtake each other.
+    answer('later-fn', `const { executionId, arguments: args } = msg.payload;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId, result: args.label } }), args.delayMs);\nreturn null;`, 'fs'),
     tool('t-throws', { name: 'throws', endpoint: '/faults' }),
+    tool('t-later', { name: 'later', endpoint: '/faults' }),
     tool('t-twice', { name: 'twice', endpoint: '/faults' }),
     tool('t-huge', { name: 'huge', endpoint: '/faults', output: { type: 'object', properties: { rows: { type: 'array' } }, required: ['rows'] } }),
     tool('t-wait', { name: 'wait', endpoint: '/faults' }),
@@ -74,6 +77,24 @@ describe(`misbehaving flows on ${nodeRedPackage}`, () => {
     assert.equal(result.structuredContent.rows[0].id, 0);
     assert.match(result.content.at(-1).text, /has been shortened to fit the 1048576-byte limit/);
     assert.ok(result._meta['io.flowmcp/truncated'].originalBytes > 1024 * 1024);
+  });
+
+  it('answers concurrent 2025-era calls that reuse one request id each with its own result', async () => {
+    // Every stateless client numbers its requests from the same start; the endpoint serves them all
+    // from one shared server, so equal ids from different clients must never cross.
+    const call = (label: string, delayMs: number) =>
+      postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'later', arguments: { label, delayMs } } });
+    const calls = [call('slowest', 600), call('middle', 300), call('fastest', 20), call('also-fast', 20)];
+    const bodies = (await Promise.all(calls)).map((response) => response.json());
+    assert.deepEqual(
+      bodies.map((body) => [body.id, text(body.result)]),
+      [
+        [1, 'slowest'],
+        [1, 'middle'],
+        [1, 'fastest'],
+        [1, 'also-fast'],
+      ],
+    );
   });
 
   it('fails 20 pending calls clearly when the flows are redeployed with Full, then serves again', async () => {
