@@ -171,15 +171,20 @@ export class McpEndpoint {
     } catch {
       return sendJsonRpcError(res, 400, -32600, 'Invalid request: the Host header does not form a valid URL.');
     }
-    if (await isLegacyRequest(request, parsedBody)) {
-      // 2025-era answers are always complete JSON bodies, so they need none of the SDK adapter's
-      // streaming machinery (nor its copy of the body and its extra abort signals per call).
-      const response = await this.serveLegacy(request, authInfo, parsedBody).catch((error: unknown) => {
-        this.options.logger.warn(`MCP request on ${this.path} failed: ${error instanceof Error ? error.message : String(error)}`);
-        return Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
-      });
+    const legacy = await isLegacyRequest(request, parsedBody);
+    if (legacy || isToolsRequest(parsedBody)) {
+      // These answers are single JSON bodies (2025-era ones always; 2026 tools requests because our
+      // handlers never stream), so they need none of the SDK adapter's streaming machinery, nor its
+      // second copy of the body and the extra abort signals it holds for every pending call.
+      const response = await (legacy ? this.serveLegacy(request, authInfo, parsedBody) : this.mcp.fetch(request, { authInfo, parsedBody })).catch(
+        (error: unknown) => {
+          this.options.logger.warn(`MCP request on ${this.path} failed: ${error instanceof Error ? error.message : String(error)}`);
+          return Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
+        },
+      );
       return writeWebResponse(res, response);
     }
+    // Anything else of 2026-07-28 (discovery, subscription streams) through the SDK's own adapter.
     await toNodeHandler({ fetch: (modern: Request) => this.mcp.fetch(modern, { authInfo, parsedBody }) }, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes })(
       req,
       res,
@@ -302,6 +307,12 @@ export class McpEndpoint {
     const result = server.projectCallToolResult(clampResult(resultFromOutcome(tool, outcome), DEFAULTS.maxResultBytes), tool.outputSchema);
     return finish(name, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
   }
+}
+
+/** One `tools/call` or `tools/list` request (not a batch). */
+function isToolsRequest(body: unknown): boolean {
+  const method = isPlainObject(body) ? body['method'] : undefined;
+  return method === 'tools/call' || method === 'tools/list';
 }
 
 function isToolCall(body: unknown): boolean {

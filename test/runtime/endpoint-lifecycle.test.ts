@@ -134,27 +134,50 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
     }
   });
 
-  it('releases a pending call when its client disconnects, and drops the flow\'s late answer', async () => {
-    const urlC = `http://127.0.0.1:${port}/c`;
-    await waitForEndpoint(urlC);
-    const since = nodeRed.output().length;
-    // /c runs one call at a time, so a call that kept its slot would make the next one -32000.
-    const abandoned = rawRequest(urlC, {
+  // How each era's client puts a tools/call on the wire (2026-07-28: envelope in _meta, routing headers).
+  const slowCall = {
+    '2025-11-25': (id: number, delayMs: number) => ({
       headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_c', arguments: { delayMs: 3000 } } }),
-      abortAfterMs: 300,
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow_c', arguments: { delayMs } } }),
+    }),
+    '2026-07-28': (id: number, delayMs: number) => ({
+      headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow_c' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name: 'slow_c',
+          arguments: { delayMs },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'runtime-test', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    }),
+  };
+
+  for (const [revision, call] of Object.entries(slowCall)) {
+    it(`releases a pending call when its client disconnects, and drops the flow's late answer (${revision})`, async () => {
+      const urlC = `http://127.0.0.1:${port}/c`;
+      await waitForEndpoint(urlC);
+      const since = nodeRed.output().length;
+      // /c runs one call at a time, so a call that kept its slot would make the next one -32000.
+      const abandoned = rawRequest(urlC, { ...call(1, 3000), abortAfterMs: 300 });
+      await assert.rejects(abandoned);
+      // The server learns of the hang-up a moment after the client; the flow itself answers only after
+      // 3 s, so a slot free well before then was released by the disconnect.
+      const deadline = Date.now() + 1500;
+      let next;
+      do {
+        next = (await rawRequest(urlC, call(2, 0))).json();
+      } while (next.error?.code === -32000 && Date.now() < deadline && (await new Promise((resolve) => setTimeout(resolve, 25)), true));
+      assert.equal(next.result?.content[0].text, 'c done', JSON.stringify(next));
+      await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
     });
-    await assert.rejects(abandoned);
-    // The server learns of the hang-up a moment after the client; the flow itself answers only after
-    // 3 s, so a slot free well before then was released by the disconnect.
-    const deadline = Date.now() + 1500;
-    let next;
-    do {
-      next = (await postJsonRpc(urlC, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow_c', arguments: { delayMs: 0 } } })).json();
-    } while (next.error?.code === -32000 && Date.now() < deadline && (await new Promise((resolve) => setTimeout(resolve, 25)), true));
-    assert.equal(next.result?.content[0].text, 'c done');
-    await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
-  });
+  }
 
   it('drops and logs a response for an unknown execution', async () => {
     const since = nodeRed.output().length;
