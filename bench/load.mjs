@@ -9,8 +9,29 @@ export const MCP_HEADERS = Object.freeze({
   'mcp-protocol-version': '2025-11-25',
 });
 
-export const CALL_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo_0', arguments: { text: 'hi' } } });
-export const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+/**
+ * The protocol revision the measured requests speak (BENCH_ERA): `legacy` is 2025-11-25, what most
+ * clients send; `modern` is 2026-07-28, what Claude Code speaks to a server that offers it. Probes
+ * (readiness, the /ctl tools) stay on 2025-11-25.
+ */
+export const ERA = process.env.BENCH_ERA === 'modern' ? 'modern' : 'legacy';
+const MODERN_REVISION = '2026-07-28';
+// The envelope the official client puts on every 2026-07-28 request.
+const MODERN_ENVELOPE = Object.freeze({
+  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+/** Body and extra headers of one measured request, in the era under measurement. */
+export function rpc(id, method, params) {
+  if (ERA === 'legacy') return { body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params && { params }) }), headers: {} };
+  const headers = { 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method, ...(params?.name && { 'mcp-name': params.name }) };
+  return { body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: MODERN_ENVELOPE } }), headers };
+}
+
+export const CALL = rpc(1, 'tools/call', { name: 'echo_0', arguments: { text: 'hi' } });
+export const LIST = rpc(1, 'tools/list');
 
 /** The JSON-RPC message in a response body, whether plain JSON or one SSE `data:` line. */
 export function parseRpc(body) {

@@ -66,7 +66,7 @@ export function renderMarkdown(results) {
   const m = results.meta;
   lines.push(`Measured ${m.date} on ${m.cpu} (${m.cores} cores), Node ${m.node}, Node-RED ${m.nodeRed}, MCP SDK ${m.sdk}, autocannon ${m.autocannon}.`);
   lines.push(
-    `tools/call: ${m.connections} connections, ${m.warmupSeconds} s warm-up, then ${m.durationSeconds} s per scenario in ${m.rounds} interleaved round(s). ` +
+    `tools/call (protocol ${m.era === 'modern' ? '2026-07-28' : '2025-11-25'}): ${m.connections} connections, ${m.warmupSeconds} s warm-up, then ${m.durationSeconds} s per scenario in ${m.rounds} interleaved round(s). ` +
       `Load average (1 min) ${m.loadBefore[0].toFixed(2)} at start, ${m.loadAfter ? m.loadAfter[0].toFixed(2) : '—'} at end.`,
   );
   lines.push('');

@@ -18,6 +18,8 @@
 //   BENCH_CPU_PROF          directory: every server process runs with --cpu-prof and writes its profile
 //                           there (summarize one with `node bench/profile-summary.mjs <file>`)
 //   BENCH_HEAP_SNAPSHOTS    directory: Node-RED heap snapshots before and with the calls pending
+//   BENCH_ERA               protocol revision of the measured calls: legacy (2025-11-25, default) or
+//                           modern (2026-07-28)
 //   BENCH_FIXTURE           a node_modules with the palette to load instead of .runtime-fixture's
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,7 @@ import { startRedis } from '../dist/test/support/redis-server.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
 import { BRIDGE_CLIENT, CLIENT_ID, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
-import { CALL_BODY, LIST_BODY, combineSlices, loadOptions, measureSlice, parseRpc, post, sequentialLatency, warmUp } from './load.mjs';
+import { CALL, ERA, LIST, combineSlices, loadOptions, measureSlice, parseRpc, post, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, renderMarkdown } from './report.mjs';
 import { pendingTest, soakTest } from './scale.mjs';
@@ -77,6 +79,7 @@ const results = {
     rounds: CONFIG.rounds,
     warmupSeconds: CONFIG.warmup,
     fixture: process.env.BENCH_FIXTURE ?? '.runtime-fixture',
+    era: ERA,
     loadBefore: loadavg(),
     loadAfter: undefined,
     config: CONFIG,
@@ -192,7 +195,7 @@ async function startOAuthNodeRed() {
     for (const mode of ['mem', 'redis']) {
       const url = `http://127.0.0.1:${ports[mode]}/${mode}`;
       await waitForPath(url, nodeRed);
-      const unauthenticated = await post(url, CALL_BODY);
+      const unauthenticated = await post(url, CALL.body, CALL.headers);
       if (unauthenticated.status !== 401) throw new Error(`${url} answered ${unauthenticated.status} without a token`);
       // The official client's sign-in, as Claude Code does it; the bench then uses its token.
       const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
@@ -213,7 +216,7 @@ async function startOAuthNodeRed() {
 
 /** Checks one answer before loading a server and returns it: every answer under load must equal it. */
 async function expectedCallBody(url, headers = {}) {
-  const response = await post(url, CALL_BODY, headers);
+  const response = await post(url, CALL.body, { ...CALL.headers, ...headers });
   const message = response.status === 200 ? parseRpc(response.body) : undefined;
   if (message?.result?.content?.[0]?.text !== 'hi' || message.result.isError) {
     throw new Error(`tools/call on ${url} answered ${response.status}: ${response.body.slice(0, 400)}`);
@@ -222,7 +225,7 @@ async function expectedCallBody(url, headers = {}) {
 }
 
 async function checkToolCount(url, expected, headers = {}) {
-  const response = await post(url, LIST_BODY, headers);
+  const response = await post(url, LIST.body, { ...LIST.headers, ...headers });
   const tools = parseRpc(response.body)?.result?.tools;
   if (!Array.isArray(tools) || tools.length !== expected) throw new Error(`tools/list on ${url} listed ${tools?.length} tools, expected ${expected}`);
 }
@@ -232,7 +235,7 @@ async function measureCalls(scenarios) {
   for (const scenario of scenarios) {
     await checkToolCount(scenario.url, scenario.tools, scenario.headers);
     const expectBody = await expectedCallBody(scenario.url, scenario.headers);
-    scenario.options = loadOptions({ url: scenario.url, body: CALL_BODY, headers: scenario.headers, expectBody, connections: CONFIG.connections });
+    scenario.options = loadOptions({ url: scenario.url, body: CALL.body, headers: { ...CALL.headers, ...scenario.headers }, expectBody, connections: CONFIG.connections });
     scenario.slices = [];
     scenario.load = [];
     log(`${scenario.label}, ${scenario.tools} tool(s): warm-up ${CONFIG.warmup} s`);
@@ -260,8 +263,8 @@ async function measureCalls(scenarios) {
 async function measureList({ id, label, url, headers = {}, serverPids }) {
   await checkToolCount(url, 500, headers);
   log(`${label}: tools/list at 500 tools`);
-  const sequential = await sequentialLatency(url, LIST_BODY, headers, 200);
-  const options = loadOptions({ url, body: LIST_BODY, headers, connections: CONFIG.connections });
+  const sequential = await sequentialLatency(url, LIST.body, { ...LIST.headers, ...headers }, 200);
+  const options = loadOptions({ url, body: LIST.body, headers: { ...LIST.headers, ...headers }, connections: CONFIG.connections });
   await warmUp(options, 1);
   const loaded = combineSlices([await measureSlice(options, CONFIG.listDuration, serverPids)], options);
   results.lists.push({ id, label, sequential, loaded });

@@ -1,7 +1,7 @@
 // Scale checks on the local Node-RED: thousands of calls pending at once, and a long soak.
 // Every call carries its own argument and JSON-RPC id, and each answer is matched to its call.
 import { Agent, request } from 'node:http';
-import { autocannon, callTool, MCP_HEADERS, parseRpc, resultValue } from './load.mjs';
+import { autocannon, CALL, callTool, MCP_HEADERS, parseRpc, resultValue, rpc } from './load.mjs';
 
 const MAX_CONNECTING = 200;
 
@@ -49,8 +49,8 @@ export async function pendingTest({ base, count, capSeconds, log, snapshotDir })
         connecting -= 1;
         wake();
       };
-      const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'hold', arguments: { text: `p-${i}` } } });
-      const req = request(`${base}/slow`, { method: 'POST', agent, headers: MCP_HEADERS }, (res) => {
+      const { body, headers } = rpc(i, 'tools/call', { name: 'hold', arguments: { text: `p-${i}` } });
+      const req = request(`${base}/slow`, { method: 'POST', agent, headers: { ...MCP_HEADERS, ...headers } }, (res) => {
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));
         res.on('end', () => {
@@ -158,7 +158,7 @@ export async function soakTest({ base, calls, connections, capSeconds, sampleEve
   const instance = autocannon({
     url,
     method: 'POST',
-    headers: MCP_HEADERS,
+    headers: { ...MCP_HEADERS, ...CALL.headers },
     connections,
     pipelining: 1,
     amount: calls,
@@ -169,7 +169,7 @@ export async function soakTest({ base, calls, connections, capSeconds, sampleEve
           const id = next;
           next += 1;
           context.id = id;
-          req.body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo_0', arguments: { text: `s-${id}` } } });
+          req.body = rpc(id, 'tools/call', { name: 'echo_0', arguments: { text: `s-${id}` } }).body;
           return req;
         },
         onResponse(status, body, context) {
