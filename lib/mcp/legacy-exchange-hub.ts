@@ -34,6 +34,7 @@ export class LegacyExchangeHub implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private lastId = 0;
+  private closed = false;
   private readonly routes = new Map<number, Route>();
 
   /** Requests that reached the shared server and have not been answered yet. */
@@ -45,13 +46,10 @@ export class LegacyExchangeHub implements Transport {
 
   /** Answers what is still open (the shared server drops it once closed), then closes. */
   async close(): Promise<void> {
+    this.closed = true;
     const open = [...this.routes.values()];
     this.routes.clear();
-    await Promise.allSettled(
-      open.map(({ exchange, clientId }) =>
-        exchange.send({ jsonrpc: '2.0', id: clientId, error: { code: ENDPOINT_STOPPED, message: 'The MCP endpoint stopped before answering; retry the request.' } }, { relatedRequestId: clientId }),
-      ),
-    );
+    await Promise.allSettled(open.map(({ exchange, clientId }) => sendStopped(exchange, clientId)));
     this.onclose?.();
   }
 
@@ -64,6 +62,8 @@ export class LegacyExchangeHub implements Transport {
   attach(exchange: Transport): void {
     exchange.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
       if (isJSONRPCRequest(message)) {
+        // A request that raced the endpoint's stop: the closed server would never answer it.
+        if (this.closed) return void sendStopped(exchange, message.id).catch(() => undefined);
         const hubId = ++this.lastId;
         this.routes.set(hubId, { exchange, clientId: message.id });
         this.onmessage?.({ ...message, id: hubId }, extra);
@@ -91,4 +91,9 @@ export class LegacyExchangeHub implements Transport {
     this.routes.delete(hubId);
     await route.exchange.send({ ...message, id: route.clientId }, { relatedRequestId: route.clientId });
   }
+}
+
+function sendStopped(exchange: Transport, clientId: RequestId): Promise<void> {
+  const error = { code: ENDPOINT_STOPPED, message: 'The MCP endpoint stopped before answering; retry the request.' };
+  return exchange.send({ jsonrpc: '2.0', id: clientId, error }, { relatedRequestId: clientId });
 }

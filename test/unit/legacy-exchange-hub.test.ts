@@ -111,6 +111,17 @@ describe('LegacyExchangeHub', () => {
     assert.equal(hub.openRequests, 0);
   });
 
+  it('answers a request that arrives after the close with the same error instead of leaving it hanging', async () => {
+    const { hub, server } = sharedServer();
+    await server.close();
+    const response = await post(hub, callBody(9, 'too late'));
+    assert.deepEqual(await response.json(), {
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32000, message: 'The MCP endpoint stopped before answering; retry the request.' },
+    });
+  });
+
   it('reports no client id for numbers it never handed out', () => {
     const hub = new LegacyExchangeHub();
     assert.equal(hub.clientRequestId(1), undefined);
