@@ -49,6 +49,6 @@ export async function resolveAccess(endpoint: FlowServerSettings, runtime: Runti
     resource: `${issuer}${endpoint.path}`,
     groups: endpoint.groups,
     serverName: endpoint.serverName,
-  }, deps.audit);
+  }, deps.audit, runtime.trustedProxies);
   return { policy: protection.access, release: () => protection.release() };
 }

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
+import { parseTrustedProxies } from '../http/client-address.js';
 import { isValidEndpointPath } from '../mcp/endpoint-path.js';
 
 /** A validated mcp-runtime: where the listener binds and the address clients are given. */
@@ -10,6 +11,8 @@ export interface RuntimeSettings {
   readonly host: string;
   /** Public origin (and optional path prefix) clients use, without a trailing slash; may be absent. */
   readonly baseUrl: string | undefined;
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: none. */
+  readonly trustedProxies: readonly string[];
 }
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -65,7 +68,13 @@ export function parseRuntimeConfig(config: Record<string, unknown>): RuntimeSett
     throw new McpPaletteError(FIELD_CODES[field] ?? 'invalid_runtime', `invalid ${field}`, { field });
   }
   const { port, host, baseUrl } = parsed.data;
-  return Object.freeze({ port, host, baseUrl: baseUrl?.replace(/\/+$/, '') });
+  // The editor saves a string; a hand-written flow may give a list.
+  const rawProxies = Array.isArray(config.trustedProxies) ? config.trustedProxies.join(',') : config.trustedProxies;
+  const proxies = parseTrustedProxies(typeof rawProxies === 'string' ? rawProxies : '');
+  if (!proxies.ok) {
+    throw new McpPaletteError('invalid_trusted_proxies', `invalid trusted proxy ${proxies.invalid}`, { field: 'trustedProxies', entry: proxies.invalid });
+  }
+  return Object.freeze({ port, host, baseUrl: baseUrl?.replace(/\/+$/, ''), trustedProxies: Object.freeze([...proxies.entries]) });
 }
 
 /** The URL a client is given for an endpoint path on this runtime. */

@@ -7,6 +7,7 @@ interface McpRuntimeDef extends NodeDef {
   port?: string | number;
   host?: string;
   baseUrl?: string;
+  trustedProxies?: string;
   adminPort?: string | number;
   adminPath?: string;
 }

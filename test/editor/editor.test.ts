@@ -320,6 +320,14 @@ describe('Node-RED editor with the example flow', () => {
     assert.equal((await exposed.innerText()).trim(), runtimeText.tip.hostExposed.replace('__host__', '0.0.0.0'));
     assert.equal((await runtimeUrl.innerText()).trim(), runtimeText.tip.endpointUrl.replace('__url__', `http://0.0.0.0:${mcpPort}`));
     assert.equal(await p.locator('#node-config-input-host.input-error').count(), 0, '0.0.0.0 is a valid bind address');
+    // Trusted proxies: addresses and CIDR ranges pass, a host name is marked.
+    const proxies = p.locator('#node-config-input-trustedProxies');
+    await proxies.fill('10.0.0.0/8, lb.internal');
+    await proxies.dispatchEvent('change');
+    await p.locator('#node-config-input-trustedProxies.input-error').waitFor({ state: 'attached', ...WAIT });
+    await proxies.fill('10.0.0.0/8, 192.168.1.5 fd00::/8');
+    await proxies.dispatchEvent('change');
+    await p.locator('#node-config-input-trustedProxies.input-error').waitFor({ state: 'detached', ...WAIT });
     await p.locator('#node-config-dialog-cancel').click(WAIT);
     await host.waitFor({ state: 'detached', ...WAIT });
     assert.equal(await p.evaluate((id) => RED.nodes.node(id).host, RUNTIME), '127.0.0.1');

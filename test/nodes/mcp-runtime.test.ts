@@ -30,7 +30,7 @@ describe('mcp-runtime', () => {
     await helper.load(nodes, flowOf({ id: 'rt', type: 'mcp-runtime', port: '', host: '', baseUrl: '' }));
     const runtime = helper.getNode('rt');
     assert.ok(runtime, 'the runtime config node exists');
-    assert.deepEqual({ ...runtime.settings }, { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+    assert.deepEqual({ ...runtime.settings }, { port: 1881, host: '127.0.0.1', baseUrl: undefined, trustedProxies: [] });
     assert.equal(runtime.configError, undefined);
     assert.deepEqual(messagesOf(runtime, 'error'), []);
   });
@@ -38,7 +38,7 @@ describe('mcp-runtime', () => {
   it('reads the port as a number and drops a trailing slash from the Base URL', async () => {
     await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { baseUrl: 'https://mcp.example.com/tools/' })));
     const runtime = helper.getNode('rt');
-    assert.deepEqual({ ...runtime.settings }, { port: 4567, host: '127.0.0.1', baseUrl: 'https://mcp.example.com/tools' });
+    assert.deepEqual({ ...runtime.settings }, { port: 4567, host: '127.0.0.1', baseUrl: 'https://mcp.example.com/tools', trustedProxies: [] });
     assert.deepEqual(messagesOf(runtime, 'error'), []);
   });
 
@@ -62,6 +62,13 @@ describe('mcp-runtime', () => {
     );
     // Nothing ever turns it green: it has no endpoint to start.
     assert.equal(lastStatus(server)?.fill, 'red');
+  });
+
+  it('logs an error naming a trusted proxy that is not an address or range', async () => {
+    await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { trustedProxies: '10.0.0.0/8, lb.internal' })));
+    const runtime = helper.getNode('rt');
+    assert.equal(runtime.settings, undefined);
+    assert.deepEqual(messagesOf(runtime, 'error'), ['Trusted proxies must be IP addresses or CIDR ranges separated by commas, such as 10.0.0.0/8; lb.internal is neither']);
   });
 
   it('logs an error for a Base URL with a query string', async () => {

@@ -14,8 +14,8 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
   let nodeRed: NodeRedProcess;
   let base: string;
 
-  const register = (body: unknown) =>
-    fetch(`${base}/oauth/team/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const register = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}/oauth/team/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
   before(async () => {
     const port = await freePort();
@@ -24,7 +24,8 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
     nodeRed = await startNodeRed(
       [
         tab(),
-        runtimeWithBaseUrl('rt', port),
+        // The tests' own connections come from 127.0.0.1, which plays the reverse proxy here.
+        { ...runtimeWithBaseUrl('rt', port), trustedProxies: '127.0.0.1, 10.0.0.0/8' },
         storage('store', 'memory'),
         { ...oidcAuth('auth', { storage: 'store', issuer: idp.issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET' }), dcrEnabled: true, dcrSchemes: 'cursor' },
         { ...flowServer('fs', { runtime: 'rt', path: '/tools', wires: ['who'] }), access: 'oauth', auth: 'auth', groups: 'mcp-users' },
@@ -95,5 +96,22 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
     }
     assert.ok(statuses.includes(429), statuses.join(','));
     assert.ok(statuses.filter((status) => status === 201).length <= 10);
+  });
+
+  it('counts clients behind a trusted proxy by their forwarded address, which they cannot forge', async () => {
+    const since = nodeRed.output().length;
+    const from = (forwarded: string) => ({ 'x-forwarded-for': forwarded });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      // Whatever the client claims on the left, the proxy appends the address it really saw.
+      statuses.push((await register({ client_name: `busy ${i}`, redirect_uris: ['http://127.0.0.1/cb'] }, from(`198.51.100.${i}, 203.0.113.7`))).status);
+    }
+    assert.ok(statuses.includes(429), statuses.join(','));
+    assert.equal(statuses.filter((status) => status === 201).length, 10, statuses.join(','));
+    // Another client behind the same proxy, and one behind a second trusted hop, still register.
+    assert.equal((await register({ client_name: 'neighbour', redirect_uris: ['http://127.0.0.1/cb'] }, from('203.0.113.8'))).status, 201);
+    assert.equal((await register({ client_name: 'two hops', redirect_uris: ['http://127.0.0.1/cb'] }, from('203.0.113.9, 10.1.2.3'))).status, 201);
+    await nodeRed.waitForOutput(/"event":"oauth.register".*"ip":"203\.0\.113\.7"/, since);
+    await nodeRed.waitForOutput(/"event":"oauth.register".*"ip":"203\.0\.113\.9"/, since);
   });
 });

@@ -13,12 +13,13 @@ function assertCode(config: Record<string, unknown>, code: string): void {
 
 describe('parseRuntimeConfig', () => {
   it('defaults to 127.0.0.1:1881 without a base URL', () => {
-    assert.deepEqual(parseRuntimeConfig({}), { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+    assert.deepEqual(parseRuntimeConfig({}), { port: 1881, host: '127.0.0.1', baseUrl: undefined, trustedProxies: [] });
   });
 
   it('uses the defaults for blank or null fields, as an untouched editor saves them', () => {
-    assert.deepEqual(parseRuntimeConfig({ port: '', host: '', baseUrl: '' }), { port: 1881, host: '127.0.0.1', baseUrl: undefined });
-    assert.deepEqual(parseRuntimeConfig({ port: null, host: null, baseUrl: null }), { port: 1881, host: '127.0.0.1', baseUrl: undefined });
+    const defaults = { port: 1881, host: '127.0.0.1', baseUrl: undefined, trustedProxies: [] };
+    assert.deepEqual(parseRuntimeConfig({ port: '', host: '', baseUrl: '', trustedProxies: '' }), defaults);
+    assert.deepEqual(parseRuntimeConfig({ port: null, host: null, baseUrl: null, trustedProxies: null }), defaults);
   });
 
   it('accepts ports as numbers or numeric strings', () => {
@@ -52,8 +53,21 @@ describe('parseRuntimeConfig', () => {
     }
   });
 
+  it('reads trusted proxies as addresses and CIDR ranges, from a string or a hand-written list', () => {
+    assert.deepEqual(parseRuntimeConfig({ trustedProxies: ' 10.0.0.0/8, 192.168.1.5  fd00::/8,,10.0.0.0/8 ' }).trustedProxies, ['10.0.0.0/8', '192.168.1.5', 'fd00::/8']);
+    assert.deepEqual(parseRuntimeConfig({ trustedProxies: ['127.0.0.1', '::1'] }).trustedProxies, ['127.0.0.1', '::1']);
+  });
+
+  it('refuses a trusted proxy that is not an address or range with invalid_trusted_proxies, naming it', () => {
+    for (const trustedProxies of ['proxy.example.com', '10.0.0.0/33', '::1/129', '10.0.0.1/8/8', '10.0.0/8', '10.0.0.0/x']) {
+      assertCode({ trustedProxies }, 'invalid_trusted_proxies');
+    }
+    assert.throws(() => parseRuntimeConfig({ trustedProxies: '10.0.0.1, lb.internal' }), (error: unknown) => error instanceof McpPaletteError && error.params['entry'] === 'lb.internal');
+  });
+
   it('returns a frozen result', () => {
     assert.ok(Object.isFrozen(parseRuntimeConfig({})));
+    assert.ok(Object.isFrozen(parseRuntimeConfig({ trustedProxies: '10.0.0.1' }).trustedProxies));
   });
 });
 

@@ -1,4 +1,5 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
+import { createClientAddressOf } from '../../http/client-address.js';
 import type { ListenerAddress, ListenerRegistry, MountedRoute } from '../../http/listener-registry.js';
 import type { AuditSink } from '../audit.js';
 import type { AuthConfiguration } from '../auth-configuration.js';
@@ -31,9 +32,11 @@ export class AuthBridge {
     readonly issuer: string,
     private readonly address: ListenerAddress,
     private readonly listeners: ListenerRegistry,
+    readonly trustedProxies: readonly string[] = [],
   ) {
     const paths = routePaths(auth.slug);
     this.context = {
+      clientAddressOf: createClientAddressOf(trustedProxies),
       slug: auth.slug,
       issuer,
       namespace: auth.namespace,
@@ -106,7 +109,7 @@ export class AuthBridge {
         }),
       ],
       ...(this.auth.registration.enabled
-        ? [[paths.register, createRegistrationHandler({ store: this.auth.store, namespace: this.auth.namespace, policy: this.auth.registration, logger: this.auth.logger, audit: this.auth.audit, allowRefreshToken: this.context.refresh !== undefined })] as const]
+        ? [[paths.register, createRegistrationHandler({ store: this.auth.store, namespace: this.auth.namespace, policy: this.auth.registration, logger: this.auth.logger, audit: this.auth.audit, allowRefreshToken: this.context.refresh !== undefined, clientAddress: this.context.clientAddressOf })] as const]
         : []),
     ] as const;
     try {

@@ -29,9 +29,17 @@ export class AuthRegistry {
 
   constructor(private readonly listeners: ListenerRegistry) {}
 
-  protect(auth: AuthConfiguration, address: ListenerAddress, issuer: string, endpoint: ProtectedEndpoint, audit: AuditSink): Promise<Protection> {
+  /** `trustedProxies`: the runtime's, whose X-Forwarded-For names the client (see client-address). */
+  protect(
+    auth: AuthConfiguration,
+    address: ListenerAddress,
+    issuer: string,
+    endpoint: ProtectedEndpoint,
+    audit: AuditSink,
+    trustedProxies: readonly string[] = [],
+  ): Promise<Protection> {
     return this.serialize(async () => {
-      const bridge = await this.bridgeFor(auth, address, issuer);
+      const bridge = await this.bridgeFor(auth, address, issuer, trustedProxies);
       let access: AccessPolicy;
       try {
         access = await bridge.protect(endpoint, audit);
@@ -53,14 +61,15 @@ export class AuthRegistry {
     });
   }
 
-  private async bridgeFor(auth: AuthConfiguration, address: ListenerAddress, issuer: string): Promise<AuthBridge> {
+  private async bridgeFor(auth: AuthConfiguration, address: ListenerAddress, issuer: string, trustedProxies: readonly string[]): Promise<AuthBridge> {
     const key = `${auth.id}@${address.port}`;
     const existing = this.bridges.get(key);
-    if (existing && existing.auth === auth && existing.issuer === issuer) return existing;
+    const sameProxies = existing !== undefined && existing.trustedProxies.join(',') === trustedProxies.join(',');
+    if (existing && existing.auth === auth && existing.issuer === issuer && sameProxies) return existing;
     if (existing) {
       throw new McpPaletteError('auth_changed', 'the auth configuration changed while endpoints still use the old one', {});
     }
-    const bridge = new AuthBridge(auth, issuer, address, this.listeners);
+    const bridge = new AuthBridge(auth, issuer, address, this.listeners, trustedProxies);
     try {
       await bridge.open();
     } catch (error) {

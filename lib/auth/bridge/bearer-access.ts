@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { peerAddress } from '../../http/client-address.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { sendJson, sendJsonRpcError } from '../../http/responses.js';
 import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
@@ -55,7 +56,7 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
         ctx.logger.error(`token check on ${endpoint.path} failed: storage unavailable`);
         return { allowed: false, reject: (res) => sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: 'Authorization storage is temporarily unavailable; retry shortly.' }, id: null }, { 'retry-after': '5' }) };
       }
-      const ip = req.socket.remoteAddress;
+      const ip = (ctx.clientAddressOf ?? peerAddress)(req);
       if (!grant || grant.expiresAt <= Date.now()) {
         audit({ event: 'mcp.auth', reason: 'invalid_token', endpoint: endpoint.path, ...(ip ? { ip } : {}) });
         return unauthorized(parsedBody, ', error="invalid_token", error_description="The access token is invalid or expired"');

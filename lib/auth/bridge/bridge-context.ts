@@ -1,3 +1,4 @@
+import type { ClientAddressOf } from '../../http/client-address.js';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
 import type { AuditSink } from '../audit.js';
@@ -70,6 +71,8 @@ export interface BridgeContext {
   readonly consent: Consent<FinishedSignIn>;
   /** Present when refresh tokens are offered. */
   readonly refresh: RefreshService | undefined;
+  /** The client's address for audit lines and rate limits; default the socket's peer. */
+  readonly clientAddressOf?: ClientAddressOf;
   endpointForResource(resource: string): ProtectedEndpoint | undefined;
   /** The only protected endpoint, when there is exactly one (the default `resource`). */
   soleEndpoint(): ProtectedEndpoint | undefined;

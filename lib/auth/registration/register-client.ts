@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { peerAddress } from '../../http/client-address.js';
 import type { Logger } from '../../core/logger.js';
 import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
 import { sendJson } from '../../http/responses.js';
@@ -19,7 +20,7 @@ export interface RegistrationContext {
   readonly audit?: (event: RegistrationAuditEvent) => void;
   /** false when the bridge cannot refresh: `refresh_token` is then left out of registered grant types. Default true. */
   readonly allowRefreshToken?: boolean;
-  /** The peer address to rate-limit by; default the socket's remote address. */
+  /** The client's address to rate-limit by (behind trusted proxies, from X-Forwarded-For); default the socket's peer. */
   readonly clientAddress?: (req: IncomingMessage) => string | undefined;
   /** Clock in milliseconds for issue times and rate windows; tests share it with a MemoryStore. */
   readonly now?: () => number;
@@ -41,7 +42,7 @@ const EVERYONE = 'all';
  */
 export function createRegistrationHandler(ctx: RegistrationContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const now = ctx.now ?? Date.now;
-  const peer = ctx.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress);
+  const peer = ctx.clientAddress ?? peerAddress;
   const audit = ctx.audit ?? (() => {});
   if (ctx.policy.enabled && ctx.store.mode === 'memory') {
     ctx.logger.warn('dynamic client registrations are kept in memory: they are lost on restart and not shared with other instances; clients then register again');
