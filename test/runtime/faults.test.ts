@@ -22,7 +22,7 @@ function faultFlows(port: number): FlowNode[] {
     answer('huge-fn', `${RESPOND}\nconst rows = Array.from({ length: 40000 }, (_, i) => ({ id: i, text: 'row '.repeat(10) }));\nmsg.payload = { executionId: msg.payload.executionId, result: { rows } };\nreturn msg;`, 'fs'),
     answer('wait-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'too late' } }), 20000);\nreturn null;`, 'fs'),
     // Answers with its label after the delay the call asks for, so answers can overtake each other.
-    answer('later-fn', `const { executionId, arguments: args } = msg.payload;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId, result: args.label } }), args.delayMs);\nreturn null;`, 'fs'),
+    answer('later-fn', `const { executionId, arguments: args } = msg.payload;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId, result: args.label + ' #' + msg.mcp.requestId } }), args.delayMs);\nreturn null;`, 'fs'),
     tool('t-throws', { name: 'throws', endpoint: '/faults' }),
     tool('t-later', { name: 'later', endpoint: '/faults' }),
     tool('t-twice', { name: 'twice', endpoint: '/faults' }),
@@ -89,10 +89,11 @@ describe(`misbehaving flows on ${nodeRedPackage}`, () => {
     assert.deepEqual(
       bodies.map((body) => [body.id, text(body.result)]),
       [
-        [1, 'slowest'],
-        [1, 'middle'],
-        [1, 'fastest'],
-        [1, 'also-fast'],
+        // The flow sees the id the client sent, not the number the shared server used internally.
+        [1, 'slowest #1'],
+        [1, 'middle #1'],
+        [1, 'fastest #1'],
+        [1, 'also-fast #1'],
       ],
     );
   });
