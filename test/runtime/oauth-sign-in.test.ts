@@ -87,5 +87,14 @@ for (const mode of ['memory', 'redis'] as const) {
         `Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/tools", scope="openid profile email groups"`,
       );
     });
+
+    it('refuses a request whose Host header forms no URL with a JSON-RPC error, not a crash', async () => {
+      const url = `http://127.0.0.1:${port}/tools`;
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
+      const refused = await postJsonRpc(url, initialize, { host: 'bad host' });
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.json(), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request: the Host header does not form a valid URL.' }, id: null });
+      assert.equal((await postJsonRpc(url, initialize)).status, 200, 'the endpoint keeps serving');
+    });
   });
 }
