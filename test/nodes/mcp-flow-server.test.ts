@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   callTool,
   flowOf,
@@ -10,7 +10,7 @@ import {
   helper,
   helperDef,
   lastStatus,
-  loadPalette,
+  usePalette,
   messagesOf,
   probeEndpoint,
   rpc,
@@ -21,7 +21,6 @@ import {
   waitFor,
   waitForStatus,
   TAB_ID,
-  type NodeModule,
   type TestNode,
 } from './node-helper.js';
 
@@ -43,15 +42,7 @@ function textOf(body: any): string {
 }
 
 describe('mcp-flow-server', () => {
-  let nodes: NodeModule[];
-
-  before(async () => {
-    await helper.startServer();
-    const palette = await loadPalette();
-    nodes = [palette['mcp-runtime'], palette['mcp-flow-server'], palette['mcp-tool-registry']];
-  });
-  after(() => helper.stopServer());
-  afterEach(() => helper.unload());
+  const nodes = usePalette();
 
   /** runtime + one endpoint on /mcp wired to a helper node + the tools given. */
   async function serve(port: number, tools: object[] = [toolDef('tool', 'echo')], serverExtra: Record<string, unknown> = {}) {

@@ -1,30 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   flowOf,
   flowServerDef,
   freePort,
   helper,
   lastStatus,
-  loadPalette,
+  usePalette,
   messagesOf,
   probeEndpoint,
   runtimeDef,
   toolDef,
   waitForStatus,
-  type NodeModule,
 } from './node-helper.js';
 
 describe('mcp-runtime', () => {
-  let nodes: NodeModule[];
-
-  before(async () => {
-    await helper.startServer();
-    const palette = await loadPalette();
-    nodes = [palette['mcp-runtime'], palette['mcp-flow-server'], palette['mcp-tool-registry']];
-  });
-  after(() => helper.stopServer());
-  afterEach(() => helper.unload());
+  const nodes = usePalette();
 
   it('loads with defaults when the editor left every field empty', async () => {
     await helper.load(nodes, flowOf({ id: 'rt', type: 'mcp-runtime', port: '', host: '', baseUrl: '' }));

@@ -1,30 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   flowOf,
   flowServerDef,
   freePort,
   helper,
   lastStatus,
-  loadPalette,
+  usePalette,
   messagesOf,
   rpc,
   runtimeDef,
   toolDef,
   waitForStatus,
-  type NodeModule,
 } from './node-helper.js';
 
 describe('mcp-tool-registry', () => {
-  let nodes: NodeModule[];
-
-  before(async () => {
-    await helper.startServer();
-    const palette = await loadPalette();
-    nodes = [palette['mcp-runtime'], palette['mcp-flow-server'], palette['mcp-tool-registry']];
-  });
-  after(() => helper.stopServer());
-  afterEach(() => helper.unload());
+  const nodes = usePalette();
 
   it('shows a green status naming the tool and its endpoint', async () => {
     await helper.load(nodes, flowOf(toolDef('tool', 'get_weather')));

@@ -1,8 +1,8 @@
 // Shared set-up for the node tests: node-red-node-test-helper on the Node-RED line under test, the
 // compiled palette modules, the palette's real message catalogs, and small waits and HTTP calls.
 import { request } from 'node:http';
+import { after, afterEach, before } from 'node:test';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -46,7 +46,6 @@ export const helper: NodeTestHelper = require('node-red-node-test-helper');
 helper.init(require.resolve(NODE_RED_PACKAGE));
 
 export const PALETTE_TYPES = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry'] as const;
-export type PaletteType = (typeof PALETTE_TYPES)[number];
 
 interface NodeRedI18n {
   registerMessageCatalog(namespace: string, dir: string, file: string): Promise<void>;
@@ -54,37 +53,23 @@ interface NodeRedI18n {
 }
 
 /**
- * Imports the compiled node modules. The helper hands every module `RED._ = key => key`, which
- * would leave statuses and log lines as bare catalog keys; each module gets Node-RED's own i18n
- * instead, reading the catalog the build copied beside the node, so the tests see the words users
- * see and a missing catalog key shows up as a failing assertion.
- * Call after `helper.startServer()` (it initialises Node-RED's i18n).
+ * For a describe block of tool-serving node tests: starts the helper's Node-RED before the block,
+ * unloads the flows after each test and stops it after the block. The returned list holds the
+ * runtime, flow-server and tool-registry modules once the block starts.
  */
-export async function loadPalette(): Promise<Record<PaletteType, NodeModule>> {
-  const nodeRedRequire = createRequire(require.resolve(NODE_RED_PACKAGE));
-  const { i18n } = nodeRedRequire('@node-red/util') as { i18n: NodeRedI18n };
-  const modules = {} as Record<PaletteType, NodeModule>;
-  for (const type of PALETTE_TYPES) {
-    const dir = join(ROOT, 'dist', 'nodes', type);
-    const namespace = `flowmcp-test/${type}`;
-    await i18n.registerMessageCatalog(namespace, join(dir, 'locales'), `${type}.json`);
-    const module = (await import(pathToFileURL(join(dir, `${type}.js`)).href)) as { default: NodeModule };
-    modules[type] = (RED: any) => module.default({ ...RED, _: (key: string, params?: Record<string, unknown>) => i18n._(`${namespace}:${key}`, params) });
-  }
-  return modules;
+export function usePalette(): NodeModule[] {
+  const nodes: NodeModule[] = [];
+  before(async () => {
+    await helper.startServer();
+    nodes.push(...Object.values(await loadNodeTypes(PALETTE_TYPES)));
+  });
+  after(() => helper.stopServer());
+  afterEach(() => helper.unload());
+  return nodes;
 }
 
 /** A port that was free a moment ago on loopback. Each test uses its own: listeners are shared per port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from '../support/ports.js';
 
 // ---- flow definitions -------------------------------------------------------------------------
 // Shaped like an editor export: flow nodes on a tab with x/y (Node-RED treats a node without x/y
@@ -260,8 +245,11 @@ function parseBody(text: string): any {
 // ---- storage and sign-in config nodes (mcp-redis, mcp-auth) -------------------------------------
 
 /**
- * Like loadPalette, for any of the palette's node types (loadPalette covers the three that serve
- * tools): the compiled modules, each with Node-RED's i18n over the catalog the build copied.
+ * Imports the compiled modules of the given node types. The helper hands every module `RED._ = key => key`, which
+ * would leave statuses and log lines as bare catalog keys; each module gets Node-RED's own i18n
+ * instead, reading the catalog the build copied beside the node, so the tests see the words users
+ * see and a missing catalog key shows up as a failing assertion.
+ * Call after `helper.startServer()` (it initialises Node-RED's i18n).
  */
 export async function loadNodeTypes<T extends string>(types: readonly T[]): Promise<Record<T, NodeModule>> {
   const nodeRedRequire = createRequire(require.resolve(NODE_RED_PACKAGE));
