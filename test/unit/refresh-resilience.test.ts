@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { OAuthFailure } from '../../lib/auth/oauth-error.js';
-import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
-import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
-import { createRefreshService, type RefreshServiceOptions, type SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
+import type { RefreshServiceOptions, SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
 import { sha256 } from '../../lib/auth/secrets.js';
 import { UpstreamError } from '../../lib/auth/upstream/upstream-error.js';
-import type { UpstreamRefresher, UpstreamRefreshResult } from '../../lib/auth/upstream/upstream-refresh.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import type { UpstreamRefreshResult } from '../../lib/auth/upstream/upstream-refresh.js';
 import { StorageUnavailableError, type Store, type StoreKey } from '../../lib/storage/store.js';
+import { outcomes, refreshHarness, refusal } from './refresh-fixtures.js';
 
 /**
  * The refresh service when things go wrong: provider outages and refusals, storage failing half
@@ -35,23 +33,6 @@ function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((done) => (resolve = done));
   return { promise, resolve };
-}
-
-type Respond = (token: string, subject: string) => Promise<UpstreamRefreshResult>;
-
-function scriptedUpstream() {
-  const calls: string[] = [];
-  const answer: Respond = async (_token, subject) => ({ identity: { subject, groups: ['mcp-users'] }, upstreamRefreshToken: `upstream-${calls.length}` });
-  const upstream = {
-    calls,
-    answer,
-    respond: answer,
-    refresh(token: string, subject: string) {
-      calls.push(token);
-      return upstream.respond(token, subject);
-    },
-  };
-  return upstream satisfies UpstreamRefresher;
 }
 
 type Operation = 'put' | 'get' | 'compareAndSet' | 'delete';
@@ -86,46 +67,29 @@ function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[] }
 }
 
 function harness(overrides: Partial<RefreshServiceOptions> = {}) {
-  let time = 1_700_000_000_000;
-  const now = () => time;
-  const memory = new MemoryStore({ now });
-  const { store, faults } = faultyStore(memory);
-  const events: RefreshAuditEvent[] = [];
-  const logs: string[] = [];
-  const log = (level: string) => (message: string) => void logs.push(`${level}: ${message}`);
-  const upstream = scriptedUpstream();
-  const service = createRefreshService({
-    store,
+  let faults: StoreFault[] = [];
+  const base = refreshHarness({
     namespace: NAMESPACE,
     key: KEY,
-    lifetimes: parseRefreshLifetimes(),
-    upstream,
-    audit: (event) => void events.push(event),
-    logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
-    now,
-    ...overrides,
+    wrapStore: (memory) => {
+      const faulty = faultyStore(memory);
+      faults = faulty.faults;
+      return faulty.store;
+    },
+    overrides,
   });
   /** The stored session record of a refresh token (found through its index record). */
   const sessionOf = async (refreshToken: string) => {
-    const index = JSON.parse((await memory.get({ namespace: NAMESPACE, kind: 'refresh-token', id: sha256(refreshToken) }))!) as { session: string };
-    const text = await memory.get({ namespace: NAMESPACE, kind: 'refresh-session', id: index.session });
+    const index = JSON.parse((await base.memory.get({ namespace: NAMESPACE, kind: 'refresh-token', id: sha256(refreshToken) }))!) as { session: string };
+    const text = await base.memory.get({ namespace: NAMESPACE, kind: 'refresh-session', id: index.session });
     return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown> & { claim?: { deadline: number; pending?: string } });
   };
-  return { service, memory, faults, upstream, events, logs, now, advance: (ms: number) => void (time += ms), sessionOf };
+  return { ...base, faults, sessionOf };
 }
 
-async function refusal(promise: Promise<unknown>, error: string, status = 400): Promise<OAuthFailure> {
-  const caught = await promise.then(() => assert.fail(`expected ${error}`), (failure: unknown) => failure);
-  assert.ok(caught instanceof OAuthFailure, `expected an OAuthFailure, got ${String(caught)}`);
-  assert.equal(caught.error, error, caught.description);
-  assert.equal(caught.status, status);
-  return caught;
-}
-
-const outcomes = (events: RefreshAuditEvent[]) => events.map((event) => event.outcome);
 
 /** Resolves once the scripted provider has been called `count` times. */
-async function providerCalled(upstream: { calls: string[] }, count: number): Promise<void> {
+async function providerCalled(upstream: { calls: readonly unknown[] }, count: number): Promise<void> {
   for (let spins = 0; upstream.calls.length < count; spins += 1) {
     if (spins > 2000) throw new Error('the provider was never called');
     await delay(1);
@@ -148,7 +112,7 @@ describe('refresh service: provider failures', () => {
     upstream.respond = upstream.answer;
     const refreshed = await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
     assert.ok(refreshed.accessToken);
-    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-0']);
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0', 'upstream-0']);
     assert.deepEqual(outcomes(events), ['transient', 'success']);
   });
 
@@ -222,9 +186,9 @@ describe('refresh service: storage failures', () => {
     assert.ok(!held.claim.pending.includes('upstream-1'));
 
     const refreshed = await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
-    assert.deepEqual(upstream.calls, ['upstream-0'], 'the provider was asked once');
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0'], 'the provider was asked once');
     await service.refresh({ refreshToken: refreshed.refreshToken, clientId: GRANT.clientId });
-    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-1'], 'the pending result\'s rotated credential was kept');
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0', 'upstream-1'], 'the pending result\'s rotated credential was kept');
     assert.deepEqual(events.map((event) => [event.outcome, event.reason]), [['transient', 'storage_unavailable'], ['success', undefined], ['success', undefined]]);
   });
 
@@ -246,7 +210,7 @@ describe('refresh service: storage failures', () => {
     advance(60_000);
     const refreshed = await service.refresh(request);
     assert.ok(refreshed.refreshToken);
-    assert.deepEqual(upstream.calls, ['upstream-0'], 'the provider was asked once');
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0'], 'the provider was asked once');
   });
 
   it('asks the provider again when the pending result itself could not be stored', async () => {
@@ -260,7 +224,7 @@ describe('refresh service: storage failures', () => {
     );
     await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId }), 'temporarily_unavailable', 503);
     await service.refresh({ refreshToken: started.refreshToken!, clientId: GRANT.clientId });
-    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-0']);
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0', 'upstream-0']);
   });
 
   it('answers 503 when storage is unreachable before anything happened', async () => {
@@ -333,7 +297,7 @@ describe('refresh service: concurrency and claims', () => {
     // The stale worker's commit fails; what it returns is the committed rotation's response.
     assert.deepEqual(await stale, recovered);
     await service.refresh({ refreshToken: recovered.refreshToken, clientId: GRANT.clientId });
-    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-0', 'from-call-2'], 'the committed credential is the recovering worker\'s');
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0', 'upstream-0', 'from-call-2'], 'the committed credential is the recovering worker\'s');
   });
 
   it('lets a recovering worker commit a stalled worker\'s pending result; the stale one cannot commit afterwards', async () => {
@@ -352,6 +316,6 @@ describe('refresh service: concurrency and claims', () => {
     assert.deepEqual(await stale, recovered);
     const next = await service.refresh({ refreshToken: recovered.refreshToken, clientId: GRANT.clientId });
     assert.ok(next.accessToken);
-    assert.deepEqual(upstream.calls, ['upstream-0', 'upstream-1']);
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0', 'upstream-1']);
   });
 });

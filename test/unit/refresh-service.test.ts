@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AccessGrant } from '../../lib/auth/bridge/records.js';
-import { OAuthFailure } from '../../lib/auth/oauth-error.js';
-import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
-import { parseRefreshLifetimes, type RefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
-import { createRefreshService, type RefreshServiceOptions, type SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
+import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
+import type { RefreshServiceOptions, SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
 import { sha256 } from '../../lib/auth/secrets.js';
-import type { UpstreamRefresher, UpstreamRefreshResult } from '../../lib/auth/upstream/upstream-refresh.js';
-import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { outcomes, refreshHarness, refusal } from './refresh-fixtures.js';
 
 /**
  * The refresh service over MemoryStore with a scripted provider and a fake clock: issuance,
@@ -24,58 +21,14 @@ const GRANT: SessionGrant = Object.freeze({
   identity: { subject: 'alice', email: 'alice@example.test', groups: ['mcp-users'] },
 });
 
-type Respond = (token: string, subject: string) => Promise<UpstreamRefreshResult>;
-
-function scriptedUpstream() {
-  const calls: { token: string; subject: string }[] = [];
-  let groups: string[] = ['mcp-users'];
-  const upstream = {
-    calls,
-    setGroups: (next: string[]) => void (groups = next),
-    respond: (async (_token, subject) => ({ identity: { subject, groups }, upstreamRefreshToken: `upstream-${calls.length}` })) as Respond,
-    refresh(token: string, subject: string) {
-      calls.push({ token, subject });
-      return upstream.respond(token, subject);
-    },
-  };
-  return upstream satisfies UpstreamRefresher;
-}
-
-function harness(overrides: Partial<RefreshServiceOptions> & { lifetimes?: RefreshLifetimes } = {}) {
-  let time = 1_700_000_000_000;
-  const now = () => time;
-  const store = new MemoryStore({ now });
-  const events: RefreshAuditEvent[] = [];
-  const logs: string[] = [];
-  const log = (level: string) => (message: string) => void logs.push(`${level}: ${message}`);
-  const upstream = scriptedUpstream();
-  const service = createRefreshService({
-    store,
-    namespace: NAMESPACE,
-    key: KEY,
-    lifetimes: parseRefreshLifetimes(),
-    upstream,
-    audit: (event) => void events.push(event),
-    logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
-    now,
-    ...overrides,
-  });
+function harness(overrides: Partial<RefreshServiceOptions> = {}) {
+  const base = refreshHarness({ namespace: NAMESPACE, key: KEY, overrides });
   const accessGrant = async (token: string): Promise<AccessGrant | undefined> => {
-    const text = await store.get({ namespace: NAMESPACE, kind: 'access', id: sha256(token) });
+    const text = await base.memory.get({ namespace: NAMESPACE, kind: 'access', id: sha256(token) });
     return text === undefined ? undefined : (JSON.parse(text) as AccessGrant);
   };
-  return { service, store, upstream, events, logs, now, advance: (ms: number) => void (time += ms), accessGrant };
+  return { ...base, store: base.memory, accessGrant };
 }
-
-async function refusal(promise: Promise<unknown>, error: string, status = 400): Promise<OAuthFailure> {
-  const caught = await promise.then(() => assert.fail(`expected ${error}`), (failure: unknown) => failure);
-  assert.ok(caught instanceof OAuthFailure, `expected an OAuthFailure, got ${String(caught)}`);
-  assert.equal(caught.error, error, caught.description);
-  assert.equal(caught.status, status);
-  return caught;
-}
-
-const outcomes = (events: RefreshAuditEvent[]) => events.map((event) => event.outcome);
 
 describe('refresh service: issuing and rotating', () => {
   it('starts a session with an access token, a separate opaque refresh token and a session label', async () => {
