@@ -2,12 +2,11 @@ import { timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { McpPaletteError } from '../../core/errors.js';
 import { entraIdentity, oidcIdentity, type Claims, type UpstreamIdentity } from './identity-claims.js';
-import { isLoopbackHttpIssuer, type ProviderSettings } from './provider-settings.js';
+import type { ProviderSettings } from './provider-settings.js';
+import { codeOf, ID_TOKEN_CODES, lazyDiscovery, messageOf, TIMEOUT_CODES, upstreamTimeout } from './upstream-discovery.js';
 import { findUpstreamError, safeErrorCode, safeErrorDescription, UpstreamError } from './upstream-error.js';
 import { createUpstreamFetch } from './upstream-fetch.js';
 
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
-const MAX_UPSTREAM_TIMEOUT_MS = 120_000;
 
 export interface UpstreamClientOptions {
   /** The bridge's callback as registered with the provider: absolute, no query, no fragment. */
@@ -49,37 +48,8 @@ export interface UpstreamClient {
  */
 export function createUpstreamClient(settings: ProviderSettings, options: UpstreamClientOptions): UpstreamClient {
   const redirectUri = parseRedirectUri(options.redirectUri);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_UPSTREAM_TIMEOUT_MS) {
-    throw new McpPaletteError('invalid_timeout', `timeoutMs must be an integer from 1 to ${MAX_UPSTREAM_TIMEOUT_MS}`);
-  }
-  const customFetch = createUpstreamFetch(timeoutMs);
-  const clientAuth = secretAuthentication(settings.clientSecret);
-  const insecure = isLoopbackHttpIssuer(settings.issuer);
-  let discovered: Promise<oidc.Configuration> | undefined;
-
-  // Lazy so a provider that is down at deploy does not fail the deploy; a failed discovery is
-  // forgotten so the next sign-in tries again instead of replaying the failure.
-  function configuration(): Promise<oidc.Configuration> {
-    discovered ??= discover().catch((error: unknown) => {
-      discovered = undefined;
-      throw error;
-    });
-    return discovered;
-  }
-
-  async function discover(): Promise<oidc.Configuration> {
-    try {
-      return await oidc.discovery(new URL(settings.issuer), settings.clientId, {}, clientAuth, {
-        [oidc.customFetch]: customFetch,
-        // Ours fires first; openid-client's whole-second timeout is only a backstop.
-        timeout: Math.ceil(timeoutMs / 1000) + 1,
-        execute: insecure ? [oidc.allowInsecureRequests] : [],
-      });
-    } catch (error) {
-      throw discoveryFailure(error);
-    }
-  }
+  const timeoutMs = upstreamTimeout(options.timeoutMs);
+  const configuration = lazyDiscovery(settings, { timeoutMs, fetch: createUpstreamFetch(timeoutMs) });
 
   async function beginSignIn(): Promise<UpstreamSignInRequest> {
     const config = await configuration();
@@ -155,15 +125,6 @@ export function createUpstreamClient(settings: ProviderSettings, options: Upstre
  * lists only client_secret_post. Metadata cannot say what one client was registered with, so a
  * provider that lists both but registered this client for post will answer invalid_client.
  */
-function secretAuthentication(secret: string): oidc.ClientAuth {
-  const basic = oidc.ClientSecretBasic(secret);
-  const post = oidc.ClientSecretPost(secret);
-  return (as, client, body, headers) => {
-    const methods = as.token_endpoint_auth_methods_supported;
-    const postOnly = Array.isArray(methods) && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
-    (postOnly ? post : basic)(as, client, body, headers);
-  };
-}
 
 function parseRedirectUri(value: string): string {
   let url: URL;
@@ -222,26 +183,7 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-const TIMEOUT_CODES = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT']);
 const CLIENT_AUTH_ERRORS = new Set(['invalid_client', 'unauthorized_client']);
-const ID_TOKEN_CODES = new Set(['OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'OAUTH_KEY_SELECTION_FAILED']);
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'unknown';
-}
-
-/** openid-client's own messages are fixed texts about what failed; they never quote token values. */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : 'unknown error';
-}
-
-function discoveryFailure(error: unknown): UpstreamError {
-  const known = findUpstreamError(error);
-  if (known) return known;
-  if (TIMEOUT_CODES.has(codeOf(error))) return new UpstreamError('unavailable', 'provider discovery timed out');
-  return new UpstreamError('provider_config', `provider discovery failed: ${messageOf(error)} [${codeOf(error)}]`);
-}
 
 function tokenFailure(error: unknown): UpstreamError {
   const known = findUpstreamError(error);
@@ -288,4 +230,3 @@ function userInfoFailure(error: unknown): UpstreamError {
 
 export { UpstreamError, type UpstreamErrorReason } from './upstream-error.js';
 export type { UpstreamIdentity } from './identity-claims.js';
-export { secretAuthentication };

@@ -1,8 +1,7 @@
 import * as oidc from 'openid-client';
-import { McpPaletteError } from '../../core/errors.js';
 import { entraIdentity, oidcIdentity, type Claims, type UpstreamIdentity } from './identity-claims.js';
-import { isLoopbackHttpIssuer, type ProviderSettings } from './provider-settings.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, secretAuthentication } from './upstream-client.js';
+import type { ProviderSettings } from './provider-settings.js';
+import { codeOf, ID_TOKEN_CODES, lazyDiscovery, messageOf, TIMEOUT_CODES, upstreamTimeout } from './upstream-discovery.js';
 import { findUpstreamError, safeErrorCode, UpstreamError } from './upstream-error.js';
 import { createUpstreamFetch } from './upstream-fetch.js';
 
@@ -36,14 +35,11 @@ export interface UpstreamRefresherOptions {
   readonly now?: (() => number) | undefined;
 }
 
-const MAX_UPSTREAM_TIMEOUT_MS = 120_000;
 /** A refreshed ID token must have been signed for this refresh, allowing for clock skew. */
 const MAX_ID_TOKEN_AGE_SECONDS = 300;
 const CLIENT_AUTH_ERRORS = new Set(['invalid_client', 'unauthorized_client', 'unsupported_grant_type']);
 const PROVIDER_BUSY_ERRORS = new Set(['temporarily_unavailable', 'server_error', 'slow_down']);
-const TIMEOUT_CODES = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT']);
 const MALFORMED_CODES = new Set(['OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_PARSE_ERROR', 'OAUTH_INVALID_RESPONSE']);
-const ID_TOKEN_CODES = new Set(['OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'OAUTH_KEY_SELECTION_FAILED']);
 
 /**
  * The refresh side of the upstream client: one refresh_token grant per rotation, and the identity
@@ -54,10 +50,7 @@ const ID_TOKEN_CODES = new Set(['OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_JWT_
  *   token is verified the same way (signature, issuer, audience, subject).
  */
 export function createUpstreamRefresher(settings: ProviderSettings, options: UpstreamRefresherOptions = {}): UpstreamRefresher {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_UPSTREAM_TIMEOUT_MS) {
-    throw new McpPaletteError('invalid_timeout', `timeoutMs must be an integer from 1 to ${MAX_UPSTREAM_TIMEOUT_MS}`);
-  }
+  const timeoutMs = upstreamTimeout(options.timeoutMs);
   const now = options.now ?? Date.now;
   const baseFetch = createUpstreamFetch(timeoutMs);
   let jwksUri: string | undefined;
@@ -70,39 +63,18 @@ export function createUpstreamRefresher(settings: ProviderSettings, options: Ups
     }
     return response;
   };
-  const insecure = isLoopbackHttpIssuer(settings.issuer);
   const refreshScope = settings.kind === 'entra' ? [...new Set([...settings.scopes, 'offline_access'])].join(' ') : undefined;
-  let discovered: Promise<oidc.Configuration> | undefined;
-
-  function configuration(): Promise<oidc.Configuration> {
-    discovered ??= discover().catch((error: unknown) => {
-      discovered = undefined;
-      throw error;
-    });
-    return discovered;
-  }
-
-  async function discover(): Promise<oidc.Configuration> {
-    let config: oidc.Configuration;
-    try {
-      config = await oidc.discovery(new URL(settings.issuer), settings.clientId, {}, secretAuthentication(settings.clientSecret), {
-        [oidc.customFetch]: customFetch,
-        timeout: Math.ceil(timeoutMs / 1000) + 1,
-        execute: insecure ? [oidc.allowInsecureRequests] : [],
-      });
-    } catch (error) {
-      const known = findUpstreamError(error);
-      if (known) throw known;
-      if (TIMEOUT_CODES.has(codeOf(error))) throw new UpstreamError('unavailable', 'provider discovery timed out');
-      throw new UpstreamError('provider_config', `provider discovery failed: ${messageOf(error)} [${codeOf(error)}]`);
-    }
-    // openid-client trusts the token endpoint's TLS by default; a refreshed ID token is checked
-    // against the provider's published keys as well, because it alone carries Microsoft's roles.
-    oidc.enableNonRepudiationChecks(config);
-    const published = config.serverMetadata().jwks_uri;
-    jwksUri = published === undefined ? undefined : new URL(published).href;
-    return config;
-  }
+  const configuration = lazyDiscovery(settings, {
+    timeoutMs,
+    fetch: customFetch,
+    prepare: (config) => {
+      // openid-client trusts the token endpoint's TLS by default; a refreshed ID token is checked
+      // against the provider's published keys as well, because it alone carries Microsoft's roles.
+      oidc.enableNonRepudiationChecks(config);
+      const published = config.serverMetadata().jwks_uri;
+      jwksUri = published === undefined ? undefined : new URL(published).href;
+    },
+  });
 
   async function refresh(upstreamRefreshToken: string, expectedSubject: string): Promise<UpstreamRefreshResult> {
     if (typeof upstreamRefreshToken !== 'string' || upstreamRefreshToken === '') {
@@ -203,16 +175,6 @@ function userInfoFailure(error: unknown): UpstreamError {
     return new UpstreamError('provider_error', `UserInfo refused the refreshed access token (${providerError})`, { providerError });
   }
   return new UpstreamError('unavailable', `UserInfo response unusable: ${messageOf(error)} [${code}]`);
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'unknown';
-}
-
-/** openid-client's own messages are fixed texts about what failed; they never quote token values. */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : 'unknown error';
 }
 
 function causeMessages(error: unknown): string {
