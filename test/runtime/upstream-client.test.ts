@@ -71,6 +71,15 @@ describe('upstream client, generic OIDC provider', () => {
     assert.equal(JSON.stringify(identity).includes('token'), false, 'no provider token is handed back');
   });
 
+  it('verifies the ID token signature against the provider\'s published key set', async () => {
+    // A fresh client holds no keys yet, so a signature check must fetch them.
+    const fresh = createUpstreamClient(settings, { redirectUri: REDIRECT_URI });
+    const { request, callback } = await signInAt(idp, fresh, 'alice');
+    const keySetCalls = idp.requestCount('jwks');
+    await fresh.completeSignIn(callback, request);
+    assert.ok(idp.requestCount('jwks') > keySetCalls, 'the key set was fetched to check the signature');
+  });
+
   it('reads the groups current at sign-in', async () => {
     idp.setGroups('bob', ['mcp-users']);
     const { request, callback } = await signInAt(idp, client, 'bob');

@@ -40,21 +40,31 @@ export function secretAuthentication(secret: string): oidc.ClientAuth {
 /**
  * The provider's configuration, discovered on first use: lazily, so a provider that is down at
  * deploy does not fail the deploy, and forgotten after a failure, so the next request tries again
- * instead of replaying it. `prepare` adjusts a fresh configuration before anyone uses it.
+ * instead of replaying it.
+ *
+ * Every ID token is checked against the provider's published keys (openid-client would otherwise
+ * trust the token endpoint's TLS alone), because the identity, and for Microsoft the app roles,
+ * come from it. A key set that cannot be fetched is an outage, not a bad signature.
  */
-export function lazyDiscovery(
-  settings: ProviderSettings,
-  options: { timeoutMs: number; fetch: oidc.CustomFetch; prepare?: (config: oidc.Configuration) => void },
-): () => Promise<oidc.Configuration> {
+export function lazyDiscovery(settings: ProviderSettings, options: { timeoutMs: number; fetch: oidc.CustomFetch }): () => Promise<oidc.Configuration> {
   const clientAuth = secretAuthentication(settings.clientSecret);
   const insecure = isLoopbackHttpIssuer(settings.issuer);
+  let jwksUri: string | undefined;
+  const keySetAwareFetch: oidc.CustomFetch = async (url, init) => {
+    const response = await options.fetch(url, init);
+    if (jwksUri !== undefined && new URL(url).href === jwksUri && !response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new UpstreamError('unavailable', `identity provider key set answered HTTP ${response.status}`);
+    }
+    return response;
+  };
   let discovered: Promise<oidc.Configuration> | undefined;
 
   async function discover(): Promise<oidc.Configuration> {
     let config: oidc.Configuration;
     try {
       config = await oidc.discovery(new URL(settings.issuer), settings.clientId, {}, clientAuth, {
-        [oidc.customFetch]: options.fetch,
+        [oidc.customFetch]: keySetAwareFetch,
         // Our fetch times out first; openid-client's whole-second timeout is only a backstop.
         timeout: Math.ceil(options.timeoutMs / 1000) + 1,
         execute: insecure ? [oidc.allowInsecureRequests] : [],
@@ -62,7 +72,9 @@ export function lazyDiscovery(
     } catch (error) {
       throw discoveryFailure(error);
     }
-    options.prepare?.(config);
+    oidc.enableNonRepudiationChecks(config);
+    const published = config.serverMetadata().jwks_uri;
+    jwksUri = published === undefined ? undefined : new URL(published).href;
     return config;
   }
 

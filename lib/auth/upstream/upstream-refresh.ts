@@ -52,29 +52,8 @@ const MALFORMED_CODES = new Set(['OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_RESPONSE_I
 export function createUpstreamRefresher(settings: ProviderSettings, options: UpstreamRefresherOptions = {}): UpstreamRefresher {
   const timeoutMs = upstreamTimeout(options.timeoutMs);
   const now = options.now ?? Date.now;
-  const baseFetch = createUpstreamFetch(timeoutMs);
-  let jwksUri: string | undefined;
-  // A key set that cannot be fetched is an outage, not a bad signature: the session must survive it.
-  const customFetch: oidc.CustomFetch = async (url, init) => {
-    const response = await baseFetch(url, init);
-    if (jwksUri !== undefined && new URL(url).href === jwksUri && !response.ok) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new UpstreamError('unavailable', `identity provider key set answered HTTP ${response.status}`);
-    }
-    return response;
-  };
   const refreshScope = settings.kind === 'entra' ? [...new Set([...settings.scopes, 'offline_access'])].join(' ') : undefined;
-  const configuration = lazyDiscovery(settings, {
-    timeoutMs,
-    fetch: customFetch,
-    prepare: (config) => {
-      // openid-client trusts the token endpoint's TLS by default; a refreshed ID token is checked
-      // against the provider's published keys as well, because it alone carries Microsoft's roles.
-      oidc.enableNonRepudiationChecks(config);
-      const published = config.serverMetadata().jwks_uri;
-      jwksUri = published === undefined ? undefined : new URL(published).href;
-    },
-  });
+  const configuration = lazyDiscovery(settings, { timeoutMs, fetch: createUpstreamFetch(timeoutMs) });
 
   async function refresh(upstreamRefreshToken: string, expectedSubject: string): Promise<UpstreamRefreshResult> {
     if (typeof upstreamRefreshToken !== 'string' || upstreamRefreshToken === '') {
