@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AccessGrant } from '../../lib/auth/bridge/records.js';
+import { accessLifetimeSeconds, issueAccessToken } from '../../lib/auth/refresh/access-tokens.js';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
 import type { RefreshServiceOptions, SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
 import { sha256 } from '../../lib/auth/secrets.js';
@@ -256,14 +257,13 @@ describe('refresh service: revocation (RFC 7009)', () => {
     assert.equal(events[1]?.reason, 'client_revocation');
   });
 
-  it('shares the access-token writer with the code exchange, capped to the session end', async () => {
-    const { service, accessGrant, now } = harness();
-    const { accessToken, expiresIn } = await service.issueAccessToken(
-      { clientId: GRANT.clientId, client: GRANT.client, resource: GRANT.resource, scope: GRANT.scope, identity: GRANT.identity, session: 'abcdefabcdef' },
-      now() + 120_500,
-    );
+  it('writes access tokens through the one writer the code exchange uses, capped to the session end', async () => {
+    const { memory, accessGrant, now } = harness();
+    const grant = { clientId: GRANT.clientId, client: GRANT.client, resource: GRANT.resource, scope: GRANT.scope, identity: GRANT.identity, session: 'abcdefabcdef' };
+    const expiresIn = accessLifetimeSeconds(900, now(), now() + 120_500);
     assert.equal(expiresIn, 120);
+    const { accessToken } = await issueAccessToken(memory, NAMESPACE, grant, expiresIn, now());
     assert.equal((await accessGrant(accessToken))?.expiresAt, now() + 120_000);
-    assert.equal((await service.issueAccessToken({ ...GRANT, session: 'abcdefabcdef' })).expiresIn, 900);
+    assert.equal(accessLifetimeSeconds(900, now()), 900);
   });
 });

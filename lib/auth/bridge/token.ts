@@ -5,10 +5,11 @@ import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.j
 import { invalidClient, invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { isRegisteredClientId, UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidVerifier, verifierMatches } from '../pkce.js';
-import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
+import { sessionLabel, sha256 } from '../secrets.js';
+import { issueAccessToken } from '../refresh/access-tokens.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import { OFFLINE_ACCESS, type BridgeContext } from './bridge-context.js';
-import { decodeRecord, encodeRecord, RECORD_KINDS, type AccessGrant, type IssuedCode } from './records.js';
+import { decodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
 import { singleParams } from './redirects.js';
 
 /** RFC 6749 forms are small; anything bigger is not a token request. */
@@ -80,10 +81,8 @@ async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: 
     };
   } else {
     session = sessionLabel(randomBytes(16).toString('base64url'));
-    const accessToken = newOpaqueToken();
-    const record: AccessGrant = { ...grant, session, expiresAt: Date.now() + ctx.accessTokenTtlSeconds * 1000 };
-    await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(accessToken) }, encodeRecord(record), ctx.accessTokenTtlSeconds);
-    answer = { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.accessTokenTtlSeconds, scope: issued.scope.join(' ') };
+    const { accessToken, expiresIn } = await issueAccessToken(ctx.store, ctx.namespace, { ...grant, session }, ctx.accessTokenTtlSeconds);
+    answer = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope: issued.scope.join(' ') };
   }
   ctx.audit({ event: 'oauth.token', outcome: 'success', subject: issued.identity.subject, client: issued.client, session });
   sendJson(res, 200, answer, { pragma: 'no-cache' });

@@ -30,7 +30,3 @@ export class ClientMetadataError extends McpPaletteError {
     this.detail = detail;
   }
 }
-
-export function isClientMetadataError(value: unknown): value is ClientMetadataError {
-  return value instanceof ClientMetadataError;
-}

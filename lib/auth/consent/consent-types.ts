@@ -37,7 +37,6 @@ export interface ConsentOutcome<P> {
 
 /** A pending consent lives as long as the sign-in state around it. */
 export const CONSENT_TTL_SECONDS = 300;
-export const DEFAULT_REMEMBER_SECONDS = 30 * 24 * 60 * 60;
 
 export const CONSENT_KINDS = { pending: 'consent', approval: 'consent-approval' } as const;
 

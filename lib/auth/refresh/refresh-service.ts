@@ -5,7 +5,6 @@ import { describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { isStorageUnavailable, type Store } from '../../storage/store.js';
 import type { SignedInIdentity } from '../bridge/bridge-context.js';
-import type { AccessGrant } from '../bridge/records.js';
 import { OAuthFailure } from '../oauth-error.js';
 import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
 import type { UpstreamRefresher } from '../upstream/upstream-refresh.js';
@@ -82,18 +81,12 @@ export interface RefreshService {
   /** RFC 7009: ends the session of any of its refresh tokens. Unknown tokens, or another client's, are ignored. */
   revokeRefreshToken(token: string, clientId?: string): Promise<{ subject: string; clientId: string } | undefined>;
   /**
-   * The access-token writer shared with the code exchange: the same AccessGrant under kind `access`,
-   * keyed by SHA-256 of the token, living the configured access lifetime (capped to `sessionEndsAt`).
-   */
-  issueAccessToken(grant: Omit<AccessGrant, 'expiresAt'>, sessionEndsAt?: number): Promise<{ accessToken: string; expiresIn: number }>;
-  /**
    * The provider's refresh token sealed for the one-time code record (IssuedCode) between callback
    * and code exchange, bound to namespace and the code's hash: storage never holds it in clear.
    */
   sealUpstreamForCode(upstreamRefreshToken: string, codeHash: string): string;
   /** The code exchange's side: undefined when the value does not open for this code (fails closed). */
   openUpstreamForCode(sealed: string | undefined, codeHash: string): string | undefined;
-  readonly lifetimes: RefreshLifetimes;
 }
 
 export function createRefreshService(options: RefreshServiceOptions): RefreshService {
@@ -286,14 +279,6 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     return { subject: loaded.record.identity.subject, clientId: loaded.record.clientId };
   }
 
-  async function issueAccess(grant: Omit<AccessGrant, 'expiresAt'>, endsAt?: number): Promise<{ accessToken: string; expiresIn: number }> {
-    const at = now();
-    const expiresIn = accessLifetimeSeconds(lifetimes.accessSeconds, at, endsAt);
-    if (expiresIn < 1) throw sessionEnded('session_expired');
-    const issued = await issueAccessToken(ctx.store, ctx.namespace, grant, expiresIn, at);
-    return { accessToken: issued.accessToken, expiresIn: issued.expiresIn };
-  }
-
   function sealUpstreamForCode(upstreamRefreshToken: string, codeHash: string): string {
     return box.seal('code', [ctx.namespace, codeHash], upstreamRefreshToken);
   }
@@ -308,7 +293,7 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     }
   }
 
-  return Object.freeze({ startSession, refresh, revokeRefreshToken, issueAccessToken: issueAccess, sealUpstreamForCode, openUpstreamForCode, lifetimes });
+  return Object.freeze({ startSession, refresh, revokeRefreshToken, sealUpstreamForCode, openUpstreamForCode });
 }
 
 function positive(value: number | undefined, fallback: number): number {
