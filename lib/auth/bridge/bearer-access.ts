@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { peerAddress } from '../../http/client-address.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { sendJson, sendJsonRpcError } from '../../http/responses.js';
+import { sendJsonRpcError } from '../../http/responses.js';
 import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
 import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
 import type { AuditSink } from '../audit.js';
@@ -13,6 +13,11 @@ import { decodeRecord, RECORD_KINDS, type AccessGrant } from './records.js';
 /** What a client may do before signing in: negotiate, and nothing else (MCP authorization spec). */
 const ANONYMOUS_METHODS = new Set(['initialize', 'notifications/initialized', 'server/discover']);
 
+const FORBIDDEN_MESSAGES = {
+  wrong_resource: 'This access token was issued for another MCP endpoint.',
+  not_in_groups: 'Your account is not in a group allowed on this MCP endpoint.',
+} as const;
+
 /**
  * OAuth access for one endpoint: anonymous handshake, every other method (and GET) needs a bearer
  * token issued for this endpoint's resource to a member of its groups. A missing or dead token gets
@@ -20,14 +25,19 @@ const ANONYMOUS_METHODS = new Set(['initialize', 'notifications/initialized', 's
  * endpoint or the wrong user gets 403.
  */
 export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoint, audit: AuditSink): AccessPolicy {
-  const resourceMetadata = `${ctx.issuer}${prmPathFor(endpoint)}`;
-  const challenge = (extra: string) =>
-    `Bearer resource_metadata="${resourceMetadata}", scope="${ctx.scopes.join(' ')}"${extra}`;
+  // Built once per endpoint: the only difference between challenges is the error named at the end.
+  const challenge = `Bearer resource_metadata="${ctx.issuer}${prmPathFor(endpoint)}", scope="${ctx.scopes.join(' ')}"`;
+  const clientAddressOf = ctx.clientAddressOf ?? peerAddress;
+  /** The refused caller's address, for the audit line (worked out only when someone is refused). */
+  const from = (req: IncomingMessage) => {
+    const ip = clientAddressOf(req);
+    return ip ? { ip } : {};
+  };
   const unauthorized = (parsedBody: unknown, extra = ''): AccessDecision => ({
     allowed: false,
     refusal: 'unauthenticated',
     parsedBody,
-    reject: (res) => sendJsonRpcError(res, 401, -32001, 'Authentication required: sign in to use this MCP endpoint.', { 'www-authenticate': challenge(extra) }),
+    reject: (res) => sendJsonRpcError(res, 401, -32001, 'Authentication required: sign in to use this MCP endpoint.', { 'www-authenticate': challenge + extra }),
   });
   const forbidden = (parsedBody: unknown, message: string): AccessDecision => ({
     allowed: false,
@@ -54,21 +64,16 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
         grant = decodeRecord<AccessGrant>(await ctx.store.get({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(token) }));
       } catch {
         ctx.logger.error(`token check on ${endpoint.path} failed: storage unavailable`);
-        return { allowed: false, reject: (res) => sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: 'Authorization storage is temporarily unavailable; retry shortly.' }, id: null }, { 'retry-after': '5' }) };
+        return { allowed: false, reject: (res) => sendJsonRpcError(res, 503, -32000, 'Authorization storage is temporarily unavailable; retry shortly.', { 'retry-after': '5' }) };
       }
-      const ip = (ctx.clientAddressOf ?? peerAddress)(req);
       if (!grant || grant.expiresAt <= Date.now()) {
-        audit({ event: 'mcp.auth', reason: 'invalid_token', endpoint: endpoint.path, ...(ip ? { ip } : {}) });
+        audit({ event: 'mcp.auth', reason: 'invalid_token', endpoint: endpoint.path, ...from(req) });
         return unauthorized(parsedBody, ', error="invalid_token", error_description="The access token is invalid or expired"');
       }
-      const who = { subject: grant.identity.subject, client: grant.client, endpoint: endpoint.path, ...(ip ? { ip } : {}) };
-      if (grant.resource !== endpoint.resource) {
-        audit({ event: 'mcp.auth', reason: 'wrong_resource', ...who });
-        return forbidden(parsedBody, 'This access token was issued for another MCP endpoint.');
-      }
-      if (!endpoint.groups.some((group) => grant.identity.groups.includes(group))) {
-        audit({ event: 'mcp.auth', reason: 'not_in_groups', ...who });
-        return forbidden(parsedBody, 'Your account is not in a group allowed on this MCP endpoint.');
+      const refused = grant.resource !== endpoint.resource ? 'wrong_resource' : endpoint.groups.some((group) => grant.identity.groups.includes(group)) ? undefined : 'not_in_groups';
+      if (refused) {
+        audit({ event: 'mcp.auth', reason: refused, subject: grant.identity.subject, client: grant.client, endpoint: endpoint.path, ...from(req) });
+        return forbidden(parsedBody, FORBIDDEN_MESSAGES[refused]);
       }
       return {
         allowed: true,
