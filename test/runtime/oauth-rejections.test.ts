@@ -304,6 +304,20 @@ describe(`OAuth bridge rejections on ${nodeRedPackage}`, () => {
     assert.equal(idp.requestCount('token'), providerTokenCalls, 'the provider\'s code was never redeemed');
   });
 
+  it('9b. keeps two sign-ins started in one browser apart (two tabs, or a client that retries)', async () => {
+    const first = await beginRawSignIn(signIn());
+    const second = await beginRawSignIn(signIn());
+    // The browser's cookie jar: a cookie of the same name replaces the earlier one.
+    const jar = new Map<string, string>();
+    for (const pair of [first.cookie, second.cookie]) jar.set(pair.split('=')[0]!, pair);
+    const cookies = [...jar.values()].join('; ');
+    for (const begun of [first, second]) {
+      const callback = await finishRawSignIn(await idp.signIn(begun.providerUrl, 'alice'), cookies);
+      assert.equal(callback.status, 302, await callback.text());
+      assert.ok(new URL(callback.headers.get('location')!).searchParams.get('code'), 'each sign-in reaches the client with a code');
+    }
+  });
+
   it('10. sends access_denied to the client for a user outside the endpoint\'s groups, and audits it', async () => {
     const since = nodeRed.output().length;
     const refused = await rawSignIn(signIn('bob', { state: 'bob-state' }));

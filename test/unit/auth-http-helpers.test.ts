@@ -12,7 +12,7 @@ import {
   sendOAuthFailure,
   temporarilyUnavailable,
 } from '../../lib/auth/oauth-error.js';
-import { clearBindingCookie, cookieName, readCookie, setBindingCookie } from '../../lib/auth/bridge/browser-binding.js';
+import { clearCookie, cookieName, readCookie, setCookie } from '../../lib/http/cookies.js';
 import { redirectError, redirectWith, singleParams } from '../../lib/auth/bridge/redirects.js';
 
 interface Answer {
@@ -153,23 +153,28 @@ describe('singleParams', () => {
   });
 });
 
-describe('browser-binding cookie', () => {
-  it('is __Host- prefixed only over HTTPS, with the slug made cookie-safe', () => {
-    assert.equal(cookieName('team-login', true), '__Host-mcp_signin_team_login');
-    assert.equal(cookieName('team-login', false), 'mcp_signin_team_login');
-    assert.ok(!cookieName('a', false).startsWith('__Host-'));
+describe('bridge cookies (sign-in binding, consent)', () => {
+  const LAX = (secure: boolean) => ({ sameSite: 'Lax', secure }) as const;
+
+  it('is __Host- prefixed only over HTTPS, with the slug made cookie-safe and a tag per sign-in', () => {
+    assert.match(cookieName('signin', 'team-login', 'state-1', true), /^__Host-mcp_signin_team_login_[0-9a-f]{16}$/);
+    assert.match(cookieName('signin', 'team-login', 'state-1', false), /^mcp_signin_team_login_[0-9a-f]{16}$/);
+    assert.equal(cookieName('signin', 'team', 'state-1', false), cookieName('signin', 'team', 'state-1', false));
+    // Two sign-ins (or a sign-in and a consent) in one browser never share a cookie.
+    assert.notEqual(cookieName('signin', 'team', 'state-1', false), cookieName('signin', 'team', 'state-2', false));
+    assert.notEqual(cookieName('signin', 'team', 'x', false).slice(-16), cookieName('consent', 'team', 'x', false).slice(-16));
   });
 
   it('is set HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS, with Max-Age', async () => {
-    const name = cookieName('team', true);
+    const name = cookieName('signin', 'team', 'state', true);
     const res = await answer((_req, res) => {
-      setBindingCookie(res, name, 'binding-value', true, 300);
+      setCookie(res, name, 'binding-value', LAX(true), 300);
       res.end();
     });
     const cookies = res.headers['set-cookie'] ?? [];
     assert.equal(cookies.length, 1);
     const [pair, ...attributes] = cookies[0]!.split('; ');
-    assert.equal(pair, '__Host-mcp_signin_team=binding-value');
+    assert.equal(pair, `${name}=binding-value`);
     assert.deepEqual(new Set(attributes), new Set(['Path=/', 'HttpOnly', 'SameSite=Lax', 'Max-Age=300', 'Secure']));
     // __Host- cookies must not name a Domain (RFC 6265bis §4.1.3.2).
     assert.ok(!attributes.some((attribute) => /^domain=/i.test(attribute)));
@@ -177,11 +182,11 @@ describe('browser-binding cookie', () => {
 
   it('is not Secure over plain http', async () => {
     const res = await answer((_req, res) => {
-      setBindingCookie(res, cookieName('team', false), 'v', false, 120);
+      setCookie(res, cookieName('signin', 'team', 'state', false), 'v', LAX(false), 120);
       res.end();
     });
     const attributes = (res.headers['set-cookie'] ?? [])[0]!.split('; ');
-    assert.equal(attributes[0], 'mcp_signin_team=v');
+    assert.equal(attributes[0], `${cookieName('signin', 'team', 'state', false)}=v`);
     assert.ok(!attributes.includes('Secure'));
     assert.ok(attributes.includes('HttpOnly'));
     assert.ok(attributes.includes('SameSite=Lax'));
@@ -191,11 +196,11 @@ describe('browser-binding cookie', () => {
 
   it('clears with an empty value and Max-Age=0, with the same attributes', async () => {
     const res = await answer((_req, res) => {
-      clearBindingCookie(res, cookieName('team', true), true);
+      clearCookie(res, cookieName('signin', 'team', 'state', true), LAX(true));
       res.end();
     });
     const attributes = (res.headers['set-cookie'] ?? [])[0]!.split('; ');
-    assert.equal(attributes[0], '__Host-mcp_signin_team=');
+    assert.equal(attributes[0], `${cookieName('signin', 'team', 'state', true)}=`);
     assert.ok(attributes.includes('Max-Age=0'));
     assert.ok(attributes.includes('Secure'));
     assert.ok(attributes.includes('Path=/'));
@@ -205,8 +210,8 @@ describe('browser-binding cookie', () => {
   it('adds to Set-Cookie headers already there instead of replacing them', async () => {
     const res = await answer((_req, res) => {
       res.setHeader('set-cookie', 'other=1; Path=/');
-      setBindingCookie(res, 'mcp_signin_a', 'one', false, 60);
-      clearBindingCookie(res, 'mcp_signin_b', false);
+      setCookie(res, 'mcp_signin_a', 'one', LAX(false), 60);
+      clearCookie(res, 'mcp_signin_b', LAX(false));
       res.end();
     });
     const cookies = res.headers['set-cookie'] ?? [];
@@ -217,7 +222,7 @@ describe('browser-binding cookie', () => {
   });
 
   it('reads its cookie among several, by exact name', () => {
-    const name = cookieName('team', true);
+    const name = cookieName('signin', 'team', 'state', true);
     const header = `theme=dark; ${name}=abc123; __Host-mcp_signin_team_x=wrong; other=1`;
     assert.equal(readCookie(fakeRequest(header), name), 'abc123');
     assert.equal(readCookie(fakeRequest(`${name}=first`), name), 'first');
@@ -227,7 +232,7 @@ describe('browser-binding cookie', () => {
   });
 
   it('reads nothing when the cookie is absent, empty, or only a longer name matches', () => {
-    const name = cookieName('team', false);
+    const name = cookieName('signin', 'team', 'state', false);
     assert.equal(readCookie(fakeRequest(undefined), name), undefined);
     assert.equal(readCookie(fakeRequest(''), name), undefined);
     assert.equal(readCookie(fakeRequest('theme=dark; other=1'), name), undefined);
@@ -237,10 +242,10 @@ describe('browser-binding cookie', () => {
     assert.equal(readCookie(fakeRequest(`__Host-${name}=abc`), name), undefined);
   });
 
-  it('round-trips a value set by setBindingCookie through a real request', async () => {
-    const name = cookieName('round-trip', false);
+  it('round-trips a value set by setCookie through a real request', async () => {
+    const name = cookieName('signin', 'round-trip', 'state', false);
     const set = await answer((_req, res) => {
-      setBindingCookie(res, name, 'v4lue_-', false, 60);
+      setCookie(res, name, 'v4lue_-', LAX(false), 60);
       res.end();
     });
     const cookiePair = (set.headers['set-cookie'] ?? [])[0]!.split('; ')[0]!;

@@ -6,7 +6,7 @@ import { UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidChallenge } from '../pkce.js';
 import { sha256 } from '../secrets.js';
 import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
-import { cookieName, setBindingCookie } from './browser-binding.js';
+import { cookieName, setCookie } from '../../http/cookies.js';
 import { encodeRecord, RECORD_KINDS, type PendingSignIn } from './records.js';
 import { redirectError, singleParams } from './redirects.js';
 
@@ -72,7 +72,7 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
         browserBinding: sha256(binding),
       };
       await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.pending, id: sha256(upstream.state) }, encodeRecord(pending), SIGN_IN_TTL_SECONDS);
-      setBindingCookie(res, cookieName(ctx.slug, secureCookies), binding, secureCookies, SIGN_IN_TTL_SECONDS);
+      setCookie(res, cookieName('signin', ctx.slug, upstream.state, secureCookies), binding, { sameSite: 'Lax', secure: secureCookies }, SIGN_IN_TTL_SECONDS);
       res.writeHead(302, { location: upstream.url, 'cache-control': 'no-store' });
       res.end();
     } catch (error) {

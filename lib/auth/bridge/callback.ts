@@ -7,7 +7,7 @@ import { constantTimeEqual, sha256 } from '../secrets.js';
 import { randomBytes } from 'node:crypto';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import { OFFLINE_ACCESS, type BridgeContext, type SignedInIdentity } from './bridge-context.js';
-import { clearBindingCookie, cookieName, readCookie } from './browser-binding.js';
+import { clearCookie, cookieName, readCookie } from '../../http/cookies.js';
 import { issueCodeAndRedirect, type FinishedSignIn } from './issue-code.js';
 import { decodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
 import { redirectError } from './redirects.js';
@@ -21,11 +21,14 @@ const RELAYED_ERRORS = new Set(['access_denied', 'temporarily_unavailable', 'ser
  * sends the client a one-time code with `iss` (RFC 9207).
  */
 export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean) {
-  const cookie = cookieName(ctx.slug, secureCookies);
+  // Lax: the provider's redirect back is a top-level navigation from another site.
+  const cookieOptions = { sameSite: 'Lax', secure: secureCookies } as const;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', ctx.issuer);
     const state = url.searchParams.get('state');
     if (!state) return sendOAuthFailure(res, invalidRequest('state is missing.'));
+    // One cookie per sign-in (named after its state), so two sign-ins in one browser stay apart.
+    const cookie = cookieName('signin', ctx.slug, state, secureCookies);
     const binding = readCookie(req, cookie);
     if (!binding) {
       return sendOAuthFailure(res, invalidRequest('Sign-in must finish in the browser that started it (the sign-in cookie is missing).'));
@@ -37,7 +40,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
     } catch (error) {
       return storageFailure(ctx, res, error);
     }
-    clearBindingCookie(res, cookie, secureCookies);
+    clearCookie(res, cookie, cookieOptions);
     if (!pending) return sendOAuthFailure(res, invalidRequest('This sign-in is unknown, expired or already finished; start again from the client.'));
     if (!constantTimeEqual(sha256(binding), pending.browserBinding)) {
       return sendOAuthFailure(res, invalidRequest('Sign-in must finish in the browser that started it.'));

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/logger.js';
 import { isStorageUnavailable, type Store, type StoreKey } from '../../storage/store.js';
-import { readCookie } from '../bridge/browser-binding.js';
 import { constantTimeEqual, newOpaqueToken, sha256 } from '../secrets.js';
-import { clearConsentCookie, consentCookieName, setConsentCookie } from './consent-cookie.js';
+import { clearCookie, cookieName, readCookie, setCookie } from '../../http/cookies.js';
 import { readConsentForm } from './consent-form.js';
 import { renderConsentPage, sendHtml } from './consent-page.js';
 import { ConsentRefused } from './consent-refused.js';
@@ -66,6 +65,8 @@ interface PendingConsent {
  */
 export function createConsent<P = unknown>(ctx: ConsentContext): Consent<P> {
   const { store, namespace, slug, policy, secureCookies, logger } = ctx;
+  // Strict: the answer is a same-origin form POST, so a forged cross-site POST arrives without it.
+  const cookieOptions = { sameSite: 'Strict', secure: secureCookies } as const;
   assertPolicy(policy);
   const approvals = new RememberedApprovals(store, namespace, ctx.now ?? Date.now);
   const pendingKey = (handle: string): StoreKey => ({ namespace, kind: CONSENT_KINDS.pending, id: sha256(handle) });
@@ -84,19 +85,19 @@ export function createConsent<P = unknown>(ctx: ConsentContext): Consent<P> {
       const browser = newOpaqueToken();
       const record: PendingConsent = { request, pending, csrf: sha256(csrf), browser: sha256(browser) };
       await store.put(pendingKey(handle), JSON.stringify(record), CONSENT_TTL_SECONDS);
-      setConsentCookie(res, consentCookieName(slug, handle, secureCookies), browser, secureCookies, CONSENT_TTL_SECONDS);
+      setCookie(res, cookieName('consent', slug, handle, secureCookies), browser, cookieOptions, CONSENT_TTL_SECONDS);
       const html = renderConsentPage({ request, slug, issuer: ctx.issuer, handle, csrf, rememberSeconds: policy.rememberSeconds });
       sendHtml(res, 200, html, {}, redirectTarget(request.redirectUri).formActionSource);
     },
 
     async complete(req, res) {
       const form = await readConsentForm(req);
-      const cookie = consentCookieName(slug, form.handle, secureCookies);
+      const cookie = cookieName('consent', slug, form.handle, secureCookies);
       const browser = readCookie(req, cookie);
       // Checked before the take: a forged cross-site POST (never carrying a Strict cookie) must not
       // spend the consent the user is still looking at.
       if (!browser) throw refuse('cookie_missing');
-      clearConsentCookie(res, cookie, secureCookies);
+      clearCookie(res, cookie, cookieOptions);
 
       const record = parsePending(await store.take(pendingKey(form.handle)));
       if (!record) throw refuse('unknown_consent');
