@@ -51,6 +51,8 @@ export class ExecutionBroker<C> {
   private readonly pending = new Map<string, PendingCall>();
   private readonly maxInFlight: number;
   private readonly dispatch: (request: ExecutionRequest, context: C) => void;
+  /** Set by stopAll: the endpoint is going away, so nothing new may reach the flow. */
+  private stoppedReason: string | undefined;
 
   constructor(options: { maxInFlight: number; dispatch: (request: ExecutionRequest, context: C) => void }) {
     this.maxInFlight = options.maxInFlight;
@@ -68,6 +70,9 @@ export class ExecutionBroker<C> {
   begin(options: BeginOptions<C>): Promise<ExecutionOutcome> {
     if (this.pending.size >= this.maxInFlight) throw new CapacityError(this.maxInFlight);
     if (options.signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
+    // A call that arrives while the endpoint stops would otherwise run in a flow that is being torn
+    // down, and its client, told to retry, could run a tool with side effects twice.
+    if (this.stoppedReason !== undefined) return Promise.resolve({ kind: 'stopped', reason: this.stoppedReason });
     const executionId = newExecutionId();
     return new Promise<ExecutionOutcome>((resolve) => {
       const timer = setTimeout(() => this.finish(executionId, { kind: 'timeout', timeoutMs: options.timeoutMs }), options.timeoutMs);
@@ -88,8 +93,9 @@ export class ExecutionBroker<C> {
     return this.finish(executionId, { kind: 'answered', ...answer }) ? 'settled' : 'unknown';
   }
 
-  /** Ends every pending call, e.g. when the endpoint stops or is redeployed. */
+  /** Ends every pending call and refuses new ones, e.g. when the endpoint stops or is redeployed. */
   stopAll(reason: string): number {
+    this.stoppedReason = reason;
     const ids = [...this.pending.keys()];
     for (const id of ids) this.finish(id, { kind: 'stopped', reason });
     return ids.length;

@@ -38,6 +38,9 @@ class SharedListener {
       };
       const onListening = () => {
         this.server.off('error', onError);
+        // From now on errors are per connection (accept failing with EMFILE, say); without a
+        // listener Node would throw them and take the whole Node-RED process down.
+        this.server.on('error', (error) => process.emitWarning(`MCP listener on port ${address.port}: ${error.message}`));
         resolve();
       };
       this.server.once('error', onError);

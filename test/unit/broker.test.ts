@@ -129,11 +129,19 @@ describe('ExecutionBroker', () => {
 
   it('stopAll with nothing pending returns 0, and answers after a stop are unknown', async () => {
     const { broker, dispatched } = recordingBroker();
-    assert.equal(broker.stopAll('idle'), 0);
     const outcome = broker.begin(call());
-    broker.stopAll('closing');
+    assert.equal(broker.stopAll('closing'), 1);
     assert.equal(broker.settle(dispatched[0]!.request.executionId, { result: 'late' }), 'unknown');
     assert.deepEqual(await outcome, { kind: 'stopped', reason: 'closing' });
+    assert.equal(recordingBroker().broker.stopAll('idle'), 0);
+  });
+
+  it('after stopAll, a new call ends as stopped without reaching the flow', async () => {
+    const { broker, dispatched } = recordingBroker();
+    broker.stopAll('the endpoint was redeployed');
+    assert.deepEqual(await broker.begin(call()), { kind: 'stopped', reason: 'the endpoint was redeployed' });
+    assert.equal(dispatched.length, 0);
+    assert.equal(broker.inFlight, 0);
   });
 
   it('resolves cancelled when the signal aborts, frees the slot and drops a late answer', async () => {
