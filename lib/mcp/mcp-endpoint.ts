@@ -25,7 +25,7 @@ import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
-import type { InProcessResult } from './tool-definition.js';
+import type { InProcessResult, ToolDefinition } from './tool-definition.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
 /** What the flow-server node sends for each call, besides the payload. */
@@ -57,8 +57,9 @@ export interface CallFinished {
   readonly durationMs: number;
   /** Size of the JSON result sent back (0 when the call ended without a result). */
   readonly responseBytes: number;
-  /** Set by in-process tools (get_flow): its mode, how many nodes it scanned, whether it used a cache. */
-  readonly mode?: string;
+  /** `flow` for a tool answered by a flow; an in-process tool's own mode (get_flow's); else `unknown`. */
+  readonly mode: string;
+  /** Set by in-process tools (get_flow): how many nodes it scanned, whether it used a cache. */
   readonly scannedNodes?: number;
   readonly cached?: boolean;
 }
@@ -146,7 +147,7 @@ export class McpEndpoint {
       req.resume();
       decision.reject(res);
       if (decision.refusal && isToolCall(decision.parsedBody)) {
-        this.options.onCallFinished?.({ endpoint: this.path, tool: 'unknown', outcome: decision.refusal, caller: {}, durationMs: 0, responseBytes: 0 });
+        this.options.onCallFinished?.({ endpoint: this.path, tool: 'unknown', mode: 'unknown', outcome: decision.refusal, caller: {}, durationMs: 0, responseBytes: 0 });
       }
       return;
     }
@@ -201,7 +202,7 @@ export class McpEndpoint {
   async stop(reason: string): Promise<number> {
     const failed = this.broker.stopAll(reason);
     // Let the "stopped" results reach their clients before in-flight exchanges are torn down.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (failed > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     await Promise.all([this.mcp.close(), this.legacyServer.close()]);
     return failed;
   }
@@ -243,10 +244,11 @@ export class McpEndpoint {
     const startedAt = performance.now();
     const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
     const observer = this.options.onCallFinished;
-    const finish = (tool: string, outcome: CallOutcome, result: CallToolResult | undefined, extra: Partial<CallFinished> = {}) => {
+    const finish = (tool: ToolDefinition | undefined, outcome: CallOutcome, result: CallToolResult | undefined, extra: Partial<CallFinished> = {}) => {
       observer?.({
         endpoint: this.path,
-        tool,
+        tool: tool?.name ?? 'unknown',
+        mode: tool && !tool.runInProcess ? 'flow' : 'unknown',
         outcome,
         caller: exchange?.caller ?? {},
         durationMs: performance.now() - startedAt,
@@ -260,11 +262,11 @@ export class McpEndpoint {
     const name = request.params.name;
     const tool = catalog.find(name);
     if (!tool) {
-      return finish('unknown', 'unknown_tool', toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`))!;
+      return finish(undefined, 'unknown_tool', toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`))!;
     }
     const args = request.params.arguments ?? {};
     const problems = isPlainObject(args) ? tool.checkArguments(args) : [{ pointer: '/', message: 'arguments must be an object' }];
-    if (problems.length > 0) return finish(name, 'invalid_arguments', invalidArgumentsResult(name, problems))!;
+    if (problems.length > 0) return finish(tool, 'invalid_arguments', invalidArgumentsResult(name, problems))!;
     // A stateless call ends with its connection: a hang-up is the only cancellation that reaches it,
     // and stopping the endpoint fails pending calls itself, so one signal is enough (no per-call
     // AbortSignal.any on the hot path).
@@ -280,7 +282,7 @@ export class McpEndpoint {
         ...(answer.scannedNodes !== undefined ? { scannedNodes: answer.scannedNodes } : {}),
         ...(answer.cached !== undefined ? { cached: answer.cached } : {}),
       };
-      return finish(name, answer.result.isError ? 'error' : 'success', projected, extra)!;
+      return finish(tool, answer.result.isError ? 'error' : 'success', projected, extra)!;
     }
 
     const { subject, email, groups, client } = exchange?.caller ?? {};
@@ -299,13 +301,13 @@ export class McpEndpoint {
       outcome = await this.broker.begin({ toolName: name, arguments: args as Record<string, unknown>, timeoutMs: tool.timeoutMs, signal, context });
     } catch (error) {
       if (error instanceof CapacityError) {
-        finish(name, 'busy', undefined);
+        finish(tool, 'busy', undefined);
         throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
       }
       throw error;
     }
-    const result = server.projectCallToolResult(clampResult(resultFromOutcome(tool, outcome), DEFAULTS.maxResultBytes), tool.outputSchema);
-    return finish(name, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
+    const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);
+    return finish(tool, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
   }
 }
 

@@ -42,11 +42,17 @@ function shrink(value: unknown, stringBudget: number, arrayBudget: number): unkn
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // Binary payloads cannot be shortened meaningfully: a cut image is a broken image.
-      copy[key] = key === 'data' || key === 'blob' ? (typeof item === 'string' && item.length > stringBudget ? '' : item) : shrink(item, stringBudget, arrayBudget);
+      copy[key] = isBinaryField(value as Record<string, unknown>, key) ? (typeof item === 'string' && item.length > stringBudget ? '' : item) : shrink(item, stringBudget, arrayBudget);
     }
     return copy;
   }
   return value;
+}
+
+/** Base64 payloads of MCP content: image/audio `data` and a blob resource's `blob` (not a user's own field of that name). */
+function isBinaryField(holder: Record<string, unknown>, key: string): boolean {
+  if (key === 'data') return holder['type'] === 'image' || holder['type'] === 'audio';
+  return key === 'blob' && typeof holder['uri'] === 'string';
 }
 
 function annotate(result: CallToolResult, originalBytes: number, maxBytes: number): CallToolResult {

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import type { ExecutionOutcome } from '../execution/broker.js';
 import { describeProblems, isPlainObject, type SchemaProblem } from './json-schema.js';
+import { clampResult, TRUNCATION_META_KEY } from './result-clamp.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /** A tool failure as MCP wants it: a result the model can read, not a protocol error. */
@@ -16,10 +17,11 @@ export function invalidArgumentsResult(toolName: string, problems: readonly Sche
 
 /**
  * Turns however the call ended into the result the client sees. The flow may answer with a full
- * CallToolResult, a string, or any JSON value; an output schema makes structured content required
- * and checked, so a client never receives data that contradicts the schema it was shown.
+ * CallToolResult, a string, or any JSON value. A result over `maxBytes` of JSON is shortened first
+ * and checked after, so an output schema is checked against what the client receives: a client
+ * never gets data that contradicts the schema it was shown.
  */
-export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcome): CallToolResult {
+export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcome, maxBytes: number): CallToolResult {
   switch (outcome.kind) {
     case 'timeout':
       return toolError(`Tool "${tool.name}" did not answer within ${formatSeconds(outcome.timeoutMs)} (its time limit).`);
@@ -31,7 +33,7 @@ export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcom
       if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
         return toolError(`Tool "${tool.name}" failed: ${describeFlowError(outcome.error)}`);
       }
-      return checkedAgainstOutputSchema(tool, normalizeResult(tool, outcome.result));
+      return checkedAgainstOutputSchema(tool, clampResult(normalizeResult(tool, outcome.result), maxBytes));
   }
 }
 
@@ -52,7 +54,8 @@ function checkedAgainstOutputSchema(tool: ToolDefinition, result: CallToolResult
   }
   const problems = tool.checkStructuredContent(result.structuredContent);
   if (problems.length > 0) {
-    return toolError(`Tool "${tool.name}" returned structured content that does not match its output schema: ${describeProblems(problems)}`);
+    const shortened = result._meta?.[TRUNCATION_META_KEY] !== undefined ? ', once shortened to fit the result size limit,' : '';
+    return toolError(`Tool "${tool.name}" returned structured content that${shortened} does not match its output schema: ${describeProblems(problems)}`);
   }
   return result;
 }

@@ -7,7 +7,7 @@ export interface ToolTelemetry {
   /** E-mail, else subject, of the signed-in caller; `unknown` without sign-in. Personal data. */
   readonly user: string;
   readonly client: string;
-  /** `flow` for tools answered by a flow; get_flow's mode for the admin tool. */
+  /** `flow` for tools answered by a flow; get_flow's mode for the admin tool; `unknown` otherwise. */
   readonly mode: string;
   readonly status: string;
   readonly durationMs: number;
@@ -22,7 +22,7 @@ export function toolTelemetry(call: CallFinished): ToolTelemetry {
     tool: call.tool,
     user: call.caller.email ?? call.caller.subject ?? 'unknown',
     client: call.caller.client ?? 'unknown',
-    mode: call.mode ?? (call.tool === 'unknown' ? 'unknown' : 'flow'),
+    mode: call.mode,
     status: call.outcome,
     durationMs: Math.round(call.durationMs * 1000) / 1000,
     responseBytes: call.responseBytes,

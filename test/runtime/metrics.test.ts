@@ -87,6 +87,9 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     assert.deepEqual(byStatus('unknown_tool').map((e) => e.tool), ['unknown']);
     assert.deepEqual(byStatus('unauthenticated').map((e) => [e.tool, e.endpoint]), [['unknown', '/signed']]);
     assert.deepEqual(byStatus('busy').map((e) => e.tool), ['slow']);
+    // Flow tools are `flow`, whatever their outcome; a call that reached no tool is `unknown`.
+    assert.deepEqual(events.filter((e) => e.mode === 'unknown').map((e) => e.status).sort(), ['unauthenticated', 'unknown_tool']);
+    assert.ok(events.filter((e) => e.tool !== 'unknown').every((e) => e.mode === 'flow'));
     for (const event of events) {
       assert.deepEqual(Object.keys(event).sort(), ['cached', 'client', 'durationMs', 'endpoint', 'mode', 'responseBytes', 'scannedNodes', 'status', 'tool', 'user']);
       assert.equal(typeof event.durationMs, 'number');

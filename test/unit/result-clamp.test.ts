@@ -42,6 +42,15 @@ describe('clampResult', () => {
     assert.equal((clamped.content[0] as { data: string }).data, '');
   });
 
+  it('shortens a field of the tool\'s own data that happens to be called data or blob, like any text', () => {
+    const result: CallToolResult = { content: [], structuredContent: { data: 'd'.repeat(100_000), blob: 'b'.repeat(100_000) } };
+    const clamped = clampResult(result, 4096);
+    assert.ok(size(clamped) <= 4096);
+    const structured = clamped.structuredContent as { data: string; blob: string };
+    assert.match(structured.data, /^d+… \[\d+ more characters\]$/);
+    assert.match(structured.blob, /^b+… \[\d+ more characters\]$/);
+  });
+
   it('keeps shrinking lists of content until the result fits a tight limit', () => {
     const result: CallToolResult = { content: Array.from({ length: 10 }, () => ({ type: 'text' as const, text: 'y'.repeat(1000) })) };
     const clamped = clampResult(result, 400);

@@ -12,6 +12,8 @@ const structuredTool = parseToolConfig({
   outputSchema: '{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}',
 });
 
+const LIMIT = 1024 * 1024;
+
 function text(result: CallToolResult): string {
   const first = result.content[0];
   assert.ok(first && first.type === 'text', 'first content item is text');
@@ -62,76 +64,76 @@ describe('normalizeResult', () => {
 
 describe('resultFromOutcome', () => {
   it('returns the normalized answer when the flow answered without error', () => {
-    assert.deepEqual(resultFromOutcome(plainTool, { kind: 'answered', result: 'sunny' }), {
+    assert.deepEqual(resultFromOutcome(plainTool, { kind: 'answered', result: 'sunny' }, LIMIT), {
       content: [{ type: 'text', text: 'sunny' }],
     });
   });
 
   it('treats error null or false as no error', () => {
-    assert.equal(resultFromOutcome(plainTool, { kind: 'answered', result: 'ok', error: null }).isError, undefined);
-    assert.equal(resultFromOutcome(plainTool, { kind: 'answered', result: 'ok', error: false }).isError, undefined);
+    assert.equal(resultFromOutcome(plainTool, { kind: 'answered', result: 'ok', error: null }, LIMIT).isError, undefined);
+    assert.equal(resultFromOutcome(plainTool, { kind: 'answered', result: 'ok', error: false }, LIMIT).isError, undefined);
   });
 
   it('reports a string error as a tool error naming the tool', () => {
-    const result = resultFromOutcome(plainTool, { kind: 'answered', error: 'API down' });
+    const result = resultFromOutcome(plainTool, { kind: 'answered', error: 'API down' }, LIMIT);
     assert.equal(result.isError, true);
     assert.equal(text(result), 'Tool "weather" failed: API down');
   });
 
   it('reports an error object by its message', () => {
     for (const error of [{ message: 'quota exceeded' }, new Error('quota exceeded')]) {
-      const result = resultFromOutcome(plainTool, { kind: 'answered', error });
+      const result = resultFromOutcome(plainTool, { kind: 'answered', error }, LIMIT);
       assert.equal(result.isError, true);
       assert.equal(text(result), 'Tool "weather" failed: quota exceeded');
     }
   });
 
   it('reports an error without a message as JSON', () => {
-    assert.equal(text(resultFromOutcome(plainTool, { kind: 'answered', error: { code: 7 } })), 'Tool "weather" failed: {"code":7}');
+    assert.equal(text(resultFromOutcome(plainTool, { kind: 'answered', error: { code: 7 } }, LIMIT)), 'Tool "weather" failed: {"code":7}');
   });
 
   it('reports a timeout naming the tool and the limit in seconds', () => {
-    const result = resultFromOutcome(plainTool, { kind: 'timeout', timeoutMs: 60_000 });
+    const result = resultFromOutcome(plainTool, { kind: 'timeout', timeoutMs: 60_000 }, LIMIT);
     assert.equal(result.isError, true);
     assert.match(text(result), /"weather"/);
     assert.match(text(result), /60 s/);
-    assert.match(text(resultFromOutcome(plainTool, { kind: 'timeout', timeoutMs: 1_500 })), /1\.5 s/);
+    assert.match(text(resultFromOutcome(plainTool, { kind: 'timeout', timeoutMs: 1_500 }, LIMIT)), /1\.5 s/);
   });
 
   it('reports a stopped call with the reason', () => {
-    const result = resultFromOutcome(plainTool, { kind: 'stopped', reason: 'the endpoint was redeployed' });
+    const result = resultFromOutcome(plainTool, { kind: 'stopped', reason: 'the endpoint was redeployed' }, LIMIT);
     assert.equal(result.isError, true);
     assert.match(text(result), /"weather"/);
     assert.match(text(result), /the endpoint was redeployed/);
   });
 
   it('reports a cancelled call as an error', () => {
-    const result = resultFromOutcome(plainTool, { kind: 'cancelled' });
+    const result = resultFromOutcome(plainTool, { kind: 'cancelled' }, LIMIT);
     assert.equal(result.isError, true);
     assert.match(text(result), /"weather" was cancelled/);
   });
 
   it('refuses an answer without structuredContent when the tool has an output schema', () => {
     for (const answer of ['sunny', [1], { content: [{ type: 'text', text: 'no structure' }] }]) {
-      const result = resultFromOutcome(structuredTool, { kind: 'answered', result: answer });
+      const result = resultFromOutcome(structuredTool, { kind: 'answered', result: answer }, LIMIT);
       assert.equal(result.isError, true, JSON.stringify(answer));
       assert.match(text(result), /"forecast" declares an output schema but its flow returned no structured content/);
     }
   });
 
   it('refuses structuredContent that does not match the output schema, naming the pointer', () => {
-    const result = resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 'warm' } });
+    const result = resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 'warm' } }, LIMIT);
     assert.equal(result.isError, true);
     assert.match(text(result), /does not match its output schema: \/temp: must be number/);
   });
 
   it('checks structuredContent of a full result too', () => {
     const full: CallToolResult = { content: [{ type: 'text', text: 'x' }], structuredContent: {} };
-    assert.match(text(resultFromOutcome(structuredTool, { kind: 'answered', result: full })), /\/temp: is required/);
+    assert.match(text(resultFromOutcome(structuredTool, { kind: 'answered', result: full }, LIMIT)), /\/temp: is required/);
   });
 
   it('passes valid structured content', () => {
-    assert.deepEqual(resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 21 } }), {
+    assert.deepEqual(resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 21 } }, LIMIT), {
       content: [{ type: 'text', text: '{"temp":21}' }],
       structuredContent: { temp: 21 },
     });
@@ -139,7 +141,7 @@ describe('resultFromOutcome', () => {
 
   it('passes a full result that is itself an error without checking the output schema', () => {
     const failed: CallToolResult = { content: [{ type: 'text', text: 'nope' }], isError: true };
-    assert.equal(resultFromOutcome(structuredTool, { kind: 'answered', result: failed }), failed);
+    assert.equal(resultFromOutcome(structuredTool, { kind: 'answered', result: failed }, LIMIT), failed);
   });
 });
 
@@ -168,5 +170,28 @@ describe('invalidArgumentsResult', () => {
 describe('toolError', () => {
   it('is a text result flagged isError', () => {
     assert.deepEqual(toolError('bad'), { content: [{ type: 'text', text: 'bad' }], isError: true });
+  });
+});
+
+describe('resultFromOutcome with a result over the size limit', () => {
+  const listTool = parseToolConfig({
+    toolName: 'rows',
+    endpoint: '/mcp',
+    inputSchema: '{"type":"object"}',
+    outputSchema: '{"type":"object","properties":{"rows":{"type":"array","minItems":50}},"required":["rows"]}',
+  });
+  const rows = Array.from({ length: 400 }, (_, i) => ({ id: i, text: 'row '.repeat(20) }));
+
+  it('checks the output schema against the shortened result the client would receive', () => {
+    const result = resultFromOutcome(listTool, { kind: 'answered', result: { rows } }, 2_000);
+    assert.equal(result.isError, true);
+    assert.match(text(result), /Tool "rows" returned structured content that, once shortened to fit the result size limit, does not match its output schema/);
+  });
+
+  it('passes a shortened result that still matches its schema, with the note', () => {
+    const result = resultFromOutcome(structuredTool, { kind: 'answered', result: { content: [{ type: 'text', text: 'x'.repeat(5_000) }], structuredContent: { temp: 3 } } }, 2_000);
+    assert.equal(result.isError, undefined);
+    assert.deepEqual(result.structuredContent, { temp: 3 });
+    assert.match((result.content.at(-1) as { text: string }).text, /shortened to fit the 2000-byte limit/);
   });
 });
