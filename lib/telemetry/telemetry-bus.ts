@@ -1,18 +1,16 @@
 import type { ToolTelemetry } from './tool-telemetry.js';
 
-/** Events waiting for the subscriber; past this the oldest are dropped (and counted), never the call. */
-const MAX_QUEUED = 10_000;
-
 /**
  * One per runtime: endpoints publish a telemetry event per tools/call, one metrics node may
  * subscribe. Publishing only queues; delivery happens on a later turn of the event loop, so neither a
- * slow subscriber nor one that throws can delay or fail a tool call.
+ * slow subscriber nor one that throws can delay or fail a tool call. The queue holds only what
+ * finished since the last turn: the subscriber (a Node-RED node) hands each event to Node-RED's own
+ * asynchronous delivery, which is where a slow flow's backlog waits.
  */
 export class TelemetryBus {
   private subscriber: { readonly owner: string; readonly deliver: (event: ToolTelemetry) => void } | undefined;
   private queue: ToolTelemetry[] = [];
   private scheduled = false;
-  private dropped = 0;
 
   /** Claims the bus for `owner`; false when another owner already holds it (one metrics node per runtime). */
   subscribe(owner: string, deliver: (event: ToolTelemetry) => void): boolean {
@@ -32,19 +30,8 @@ export class TelemetryBus {
     return this.subscriber !== undefined;
   }
 
-  /** Events dropped because the queue was full; reported (and reset) by `takeDropped`. */
-  takeDropped(): number {
-    const dropped = this.dropped;
-    this.dropped = 0;
-    return dropped;
-  }
-
   publish(event: ToolTelemetry): void {
     if (!this.subscriber) return;
-    if (this.queue.length >= MAX_QUEUED) {
-      this.queue.shift();
-      this.dropped += 1;
-    }
     this.queue.push(event);
     if (!this.scheduled) {
       this.scheduled = true;

@@ -156,7 +156,8 @@ export default function (RED: NodeAPI) {
         },
         measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
         onCallFinished: (call) => {
-          runtimeNode.telemetry?.publish(toolTelemetry(call));
+          // Built only for a listener: most runtimes have no metrics node.
+          if (runtimeNode.telemetry?.hasSubscriber) runtimeNode.telemetry.publish(toolTelemetry(call));
           // Calls are audited where there is someone to audit: on endpoints with sign-in.
           const line = signedIn ? toolCallAudit(call) : undefined;
           if (line) audit(line);

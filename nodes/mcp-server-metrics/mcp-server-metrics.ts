@@ -5,9 +5,6 @@ interface McpServerMetricsDef extends NodeDef {
   runtime?: string;
 }
 
-/** How often a count of dropped events (a subscriber far behind) may be reported. */
-const DROP_REPORT_INTERVAL_MS = 60_000;
-
 export default function (RED: NodeAPI) {
   function McpServerMetrics(this: Node, config: McpServerMetricsDef) {
     RED.nodes.createNode(this, config);
@@ -28,13 +25,7 @@ export default function (RED: NodeAPI) {
       return;
     }
     node.status({ fill: 'green', shape: 'dot', text: RED._('mcp-server-metrics.status.listening') });
-    const dropReport = setInterval(() => {
-      const dropped = bus.takeDropped();
-      if (dropped > 0) node.warn(RED._('mcp-server-metrics.errors.dropped', { count: dropped }));
-    }, DROP_REPORT_INTERVAL_MS);
-    dropReport.unref();
     node.on('close', (_removed: boolean, done: () => void) => {
-      clearInterval(dropReport);
       bus.unsubscribe(node.id);
       done();
     });
