@@ -199,11 +199,9 @@ describe('get_flow admin API failures', () => {
   it('times out an admin API that never answers', async () => {
     flow.api.behaviour = { kind: 'hang' };
     try {
-      const started = Date.now();
       const { result, answer } = await flow.call({ id: TAB_MAIN });
       assert.equal(result.isError, true);
       assert.match(textOf(result), /did not answer \/flow\/tab-main within 0\.3 s/);
-      assert.ok(Date.now() - started < 5_000);
       assert.equal(answer.mode, 'tab_summary');
     } finally {
       flow.api.behaviour = { kind: 'normal' };

@@ -41,11 +41,17 @@ interface StoreFault {
   readonly kind: string;
   /** Throw StorageUnavailableError, or wait for this promise before doing the operation. */
   readonly effect: 'fail' | Promise<void>;
+  /** Called when the fault fires, before it fails or waits. */
+  readonly reached?: () => void;
 }
 
-/** MemoryStore with faults on chosen operations of chosen record kinds; each fault fires once. */
-function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[] } {
+/**
+ * MemoryStore with faults on chosen operations of chosen record kinds (each fires once), counting
+ * the reads of each kind so a test can see a worker polling.
+ */
+function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[]; reads: Map<string, number> } {
   const faults: StoreFault[] = [];
+  const reads = new Map<string, number>();
   const wrapped = new Set<string | symbol>(['put', 'putIfAbsent', 'get', 'take', 'compareAndSet', 'delete']);
   const store = new Proxy(inner, {
     get(target, property) {
@@ -53,9 +59,11 @@ function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[] }
       if (typeof value !== 'function' || !wrapped.has(property)) return typeof value === 'function' ? value.bind(target) : value;
       return async (...args: unknown[]) => {
         const key = args[0] as StoreKey;
+        if (property === 'get') reads.set(key.kind, (reads.get(key.kind) ?? 0) + 1);
         const index = faults.findIndex((fault) => fault.operation === property && fault.kind === key.kind);
         if (index >= 0) {
           const [fault] = faults.splice(index, 1);
+          fault!.reached?.();
           if (fault!.effect === 'fail') throw new StorageUnavailableError('reconnecting');
           await fault!.effect;
         }
@@ -63,17 +71,19 @@ function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[] }
       };
     },
   }) as unknown as Store;
-  return { store, faults };
+  return { store, faults, reads };
 }
 
 function harness(overrides: Partial<RefreshServiceOptions> = {}) {
   let faults: StoreFault[] = [];
+  let reads = new Map<string, number>();
   const base = refreshHarness({
     namespace: NAMESPACE,
     key: KEY,
     wrapStore: (memory) => {
       const faulty = faultyStore(memory);
       faults = faulty.faults;
+      reads = faulty.reads;
       return faulty.store;
     },
     overrides,
@@ -84,16 +94,26 @@ function harness(overrides: Partial<RefreshServiceOptions> = {}) {
     const text = await base.memory.get({ namespace: NAMESPACE, kind: 'refresh-session', id: index.session });
     return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown> & { claim?: { deadline: number; pending?: string } });
   };
-  return { ...base, faults, sessionOf };
+  /** Resolves once the store has served `count` more reads of `kind` than when called. */
+  const readsMore = async (kind: string, count: number) => {
+    const target = (reads.get(kind) ?? 0) + count;
+    await until(() => (reads.get(kind) ?? 0) >= target, `${count} more reads of ${kind}`);
+  };
+  return { ...base, faults, sessionOf, readsMore };
 }
 
 
-/** Resolves once the scripted provider has been called `count` times. */
-async function providerCalled(upstream: { calls: readonly unknown[] }, count: number): Promise<void> {
-  for (let spins = 0; upstream.calls.length < count; spins += 1) {
-    if (spins > 2000) throw new Error('the provider was never called');
+/** Resolves once `condition` holds, checking between turns of the event loop (no timing bound). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let spins = 0; !condition(); spins += 1) {
+    if (spins > 20_000) throw new Error(`never happened: ${what}`);
     await delay(1);
   }
+}
+
+/** Resolves once the scripted provider has been called `count` times. */
+function providerCalled(upstream: { calls: readonly unknown[] }, count: number): Promise<void> {
+  return until(() => upstream.calls.length >= count, `provider call ${count}`);
 }
 
 describe('refresh service: provider failures', () => {
@@ -239,7 +259,7 @@ describe('refresh service: storage failures', () => {
 
 describe('refresh service: concurrency and claims', () => {
   it('lets two concurrent refreshes of one token share one provider call and one pair', async () => {
-    const { service, upstream, events } = harness();
+    const { service, upstream, events, readsMore } = harness();
     const started = await service.startSession(GRANT, 'upstream-0');
     const gate = deferred<void>();
     upstream.respond = async (token, subject) => {
@@ -249,8 +269,10 @@ describe('refresh service: concurrency and claims', () => {
     const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
     const first = service.refresh(request);
     await providerCalled(upstream, 1);
+    // The second request is waiting on the first's claim once it has read the session twice.
+    const polled = readsMore('refresh-session', 2);
     const second = service.refresh(request);
-    await delay(60);
+    await polled;
     gate.resolve();
     const [a, b] = await Promise.all([first, second]);
     assert.deepEqual(b, a);
@@ -259,7 +281,7 @@ describe('refresh service: concurrency and claims', () => {
   });
 
   it('answers a waiter 503 after the poll timeout, without revoking; the first request still completes', async () => {
-    const { service, upstream, events } = harness({ pollTimeoutMs: 100 });
+    const { service, upstream, events, readsMore } = harness({ pollTimeoutMs: 100 });
     const started = await service.startSession(GRANT, 'upstream-0');
     const gate = deferred<void>();
     upstream.respond = async (token, subject) => {
@@ -269,9 +291,10 @@ describe('refresh service: concurrency and claims', () => {
     const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
     const first = service.refresh(request);
     await providerCalled(upstream, 1);
-    const waited = Date.now();
+    // It polled (read the session again and again) before giving up.
+    const polled = readsMore('refresh-session', 3);
     const failure = await refusal(service.refresh(request), 'temporarily_unavailable', 503);
-    assert.ok(Date.now() - waited >= 90, 'it polled before giving up');
+    await polled;
     assert.equal(failure.headers['retry-after'], '1');
     gate.resolve();
     const result = await first;
@@ -304,11 +327,12 @@ describe('refresh service: concurrency and claims', () => {
     const { service, upstream, faults, advance } = harness();
     const started = await service.startSession(GRANT, 'upstream-0');
     const stalled = deferred<void>();
-    faults.push({ operation: 'put', kind: 'access', effect: stalled.promise });
+    const reached = deferred<void>();
+    faults.push({ operation: 'put', kind: 'access', effect: stalled.promise, reached: () => reached.resolve() });
     const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
     const stale = service.refresh(request);
-    await providerCalled(upstream, 1);
-    await delay(20);
+    // The worker has its pending result stored and now hangs writing the access token.
+    await reached.promise;
     advance(60_000);
     const recovered = await service.refresh(request);
     assert.equal(upstream.calls.length, 1, 'the pending result was committed without a second provider call');
