@@ -267,7 +267,7 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(kept, { toolName: 'add_numbers', timeout: '60', dirty: false });
   });
 
-  it('previews the endpoint URL of the flow server and its runtime, and offers OAuth disabled until the palette has an mcp-auth node', { skip }, async () => {
+  it('previews the endpoint URL of the flow server and its runtime, and offers OAuth sign-in', { skip }, async () => {
     const p = page();
     await openNodeDialog(p, FLOW_SERVER, '#node-input-serverName');
     const preview = p.locator('#mcp-flow-server-endpoint-url');
@@ -285,11 +285,11 @@ describe('Node-RED editor with the example flow', () => {
     const options = await access.locator('option').evaluateAll((els) =>
       els.map((el) => ({ value: (el as HTMLOptionElement).value, disabled: (el as HTMLOptionElement).disabled, text: el.textContent?.trim() })),
     );
-    // OAuth needs the mcp-auth node: until the palette ships it, the option is shown but disabled.
-    const hasAuthNode = await p.evaluate(() => Boolean(RED.nodes.getType('mcp-auth')));
+    // The palette ships mcp-auth, so OAuth is offered (it is disabled only in a palette without it).
+    assert.equal(await p.evaluate(() => Boolean(RED.nodes.getType('mcp-auth'))), true);
     assert.deepEqual(options, [
       { value: 'local', disabled: false, text: serverText.access.local },
-      { value: 'oauth', disabled: !hasAuthNode, text: serverText.access.oauth },
+      { value: 'oauth', disabled: false, text: serverText.access.oauth },
     ]);
     assert.equal(await p.locator('#mcp-flow-server-access-warning').isVisible(), false, 'no loopback warning for 127.0.0.1');
 

@@ -23,7 +23,7 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
       it('negotiates the expected revision and lists both tools with their schemas', async () => {
         const client = await connect(url, era);
         try {
-          if (era === 'modern') assert.equal(client.getNegotiatedProtocolVersion?.() ?? '2026-07-28', '2026-07-28');
+          assert.equal(client.getNegotiatedProtocolVersion(), era === 'modern' ? '2026-07-28' : '2025-11-25');
           const { tools } = await client.listTools();
           assert.deepEqual(tools.map((tool) => tool.name), ['add_numbers', 'greet']);
           const add = tools.find((tool) => tool.name === 'add_numbers')!;

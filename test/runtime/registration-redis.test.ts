@@ -147,7 +147,8 @@ describe('registration on a real Redis', { timeout: 90_000 }, () => {
     const policy = parseRegistrationPolicy({ dcrEnabled: true });
     const stores = await Promise.all([openStore(redis.url, prefix), openStore(redis.url, prefix)]);
     // One instant for the whole flood, so it cannot straddle a window boundary and pass by luck.
-    const windowStart = Date.now() - (Date.now() % 600_000);
+    const wallClock = Date.now();
+    const windowStart = wallClock - (wallClock % 600_000);
     const now = () => windowStart + 1_000;
     const servers = await Promise.all(stores.map((store) => serve(createRegistrationHandler({ store, namespace, policy, logger: silentLogger, now }))));
     try {

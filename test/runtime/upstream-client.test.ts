@@ -166,11 +166,20 @@ describe('upstream client, generic OIDC provider', () => {
   });
 
   it('hands back the provider refresh token only when asked', async () => {
-    const { request, callback } = await signInAt(idp, client, 'alice');
-    const identity = await client.completeSignIn(callback, request, { includeRefreshToken: true });
-    // This provider issues refresh tokens only for offline_access, which the bridge does not ask for yet.
-    assert.equal(identity.upstreamRefreshToken, undefined);
-    assert.equal(identity.subject, 'alice');
+    const offline = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [REDIRECT_URI] }], refreshTokens: true });
+    try {
+      const settings = parseProviderSettings({ kind: 'oidc', issuer: offline.issuer, clientId: 'bridge', clientSecret: SECRET });
+      // The bridge asks for offline_access upstream when refresh is configured.
+      const offlineClient = createUpstreamClient({ ...settings, scopes: [...settings.scopes, 'offline_access'] }, { redirectUri: REDIRECT_URI });
+      for (const includeRefreshToken of [true, false]) {
+        const { request, callback } = await signInAt(offline, offlineClient, 'alice');
+        const identity = await offlineClient.completeSignIn(callback, request, { includeRefreshToken });
+        assert.equal(identity.subject, 'alice');
+        assert.equal(typeof identity.upstreamRefreshToken, includeRefreshToken ? 'string' : 'undefined', `includeRefreshToken: ${includeRefreshToken}`);
+      }
+    } finally {
+      await offline.stop();
+    }
   });
 });
 
