@@ -1,6 +1,7 @@
 // `npm run bench`: throughput and latency of this palette in a real Node-RED against bare official-SDK
 // servers measured in the same run, plus thousands of pending calls and a long soak. Prints Markdown
-// tables and writes bench/results.json. Not part of `npm test`.
+// tables and writes bench/results.json (results-modern.json with BENCH_ERA=modern; -partial with
+// BENCH_ONLY). Not part of `npm test`.
 //
 // Every server runs in its own process and all of them are up at once; the load generator (this
 // process) measures them in interleaved rounds, so a change in the machine's background load
@@ -54,6 +55,8 @@ const CONFIG = {
 const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,oauth,list,pending,soak').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
+// One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
+const RESULTS_FILE = `results${ERA === 'modern' ? '-modern' : ''}${process.env.BENCH_ONLY ? '-partial' : ''}.json`;
 const startedAt = Date.now();
 const log = (text) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${text}`);
 
@@ -348,11 +351,11 @@ async function main() {
   results.meta.loadAfter = loadavg();
   results.meta.totalSeconds = (Date.now() - startedAt) / 1000;
   results.targets = evaluateTargets(results);
-  writeFileSync(join(repoRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(repoRoot, 'bench', RESULTS_FILE), `${JSON.stringify(results, null, 2)}\n`);
   console.log('');
   console.log(renderMarkdown(results));
   console.log('');
-  log(`wrote bench/results.json${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`);
+  log(`wrote bench/${RESULTS_FILE}${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`);
 }
 
 main().then(
