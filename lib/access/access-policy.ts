@@ -28,10 +28,9 @@ export type AccessDecision =
 
 /**
  * The seam between the MCP endpoint and how callers get in. Local access checks where a request
- * comes from; OAuth access (a later node) checks a bearer token and groups. The endpoint asks
+ * comes from; OAuth access checks a bearer token and groups. The endpoint asks
  * before the SDK sees the body and never knows which policy it has.
  */
 export interface AccessPolicy {
-  readonly mode: 'local' | 'oauth';
   check(req: IncomingMessage): AccessDecision | Promise<AccessDecision>;
 }

@@ -13,20 +13,19 @@ const ANONYMOUS = Object.freeze({});
  * native client (Claude Code, Codex) and is let through.
  */
 export function createLocalAccess(extraHostnames: readonly string[] = []): AccessPolicy {
+  // Host and Origin are both compared by hostname, IPv6 in brackets ([::1]), so one list serves both.
   const allowed = [...new Set([...LOCAL_HOSTNAMES, ...extraHostnames.map(bracketIpv6)])];
-  const allowedOrigins = allowed.map((host) => (host.startsWith('[') ? host.slice(1, -1) : host));
   const refuse = (message: string): AccessDecision => ({
     allowed: false,
     reject: (res) => sendJsonRpcError(res, 403, -32000, message),
   });
   return {
-    mode: 'local',
     check(req: IncomingMessage): AccessDecision {
       const host = validateHostHeader(req.headers.host ?? null, allowed);
       if (!host.ok) return refuse(`Forbidden: Host header is not a local address`);
       const originHeader = req.headers.origin;
       if (originHeader !== undefined) {
-        const origin = validateOriginHeader(originHeader, [...allowedOrigins, ...allowed]);
+        const origin = validateOriginHeader(originHeader, allowed);
         if (!origin.ok) return refuse(`Forbidden: Origin is not a local address`);
       }
       return { allowed: true, caller: ANONYMOUS };

@@ -51,6 +51,11 @@ export class EndpointController {
     return this.current;
   }
 
+  /** The endpoint's path (after defaults), as clients and audit lines name it. */
+  get path(): string {
+    return this.options.settings.path;
+  }
+
   /** Starts if stopped or failed; a serving endpoint only rebuilds its catalog. */
   start(): Promise<void> {
     return this.enqueue(async () => {

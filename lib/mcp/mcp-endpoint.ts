@@ -101,6 +101,8 @@ export class McpEndpoint {
   private catalog: ToolCatalog = ToolCatalog.empty;
   private readonly broker: ExecutionBroker<ExecutionContext>;
   private readonly mcp: McpHttpHandler;
+  /** The SDK's Node adapter, for the 2026-07-28 requests that may stream (built once). */
+  private readonly streamingAdapter: ReturnType<typeof toNodeHandler>;
   private readonly legacyHub = new LegacyExchangeHub();
   private readonly legacyServer: Server;
   private readonly options: McpEndpointOptions;
@@ -122,6 +124,7 @@ export class McpEndpoint {
       responseMode: 'auto',
       onerror: (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`),
     });
+    this.streamingAdapter = toNodeHandler(this.mcp, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes });
     this.legacyServer = this.createServer((hubId) => this.legacyHub.clientRequestId(hubId) ?? hubId);
     this.legacyServer.onerror = (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`);
     // Connecting to the hub has no asynchronous step that could fail (its start() does nothing).
@@ -130,10 +133,6 @@ export class McpEndpoint {
 
   get toolCount(): number {
     return this.catalog.size;
-  }
-
-  get inFlight(): number {
-    return this.broker.inFlight;
   }
 
   setCatalog(catalog: ToolCatalog): void {
@@ -186,11 +185,9 @@ export class McpEndpoint {
       return writeWebResponse(res, response);
     }
     // Anything else of 2026-07-28 (discovery, subscription streams) through the SDK's own adapter.
-    await toNodeHandler({ fetch: (modern: Request) => this.mcp.fetch(modern, { authInfo, parsedBody }) }, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes })(
-      req,
-      res,
-      parsedBody,
-    );
+    // The SDK adapter hands `req.auth` to the handler as its authInfo.
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
+    await this.streamingAdapter(req, res, parsedBody);
   };
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
@@ -265,7 +262,8 @@ export class McpEndpoint {
       return finish(undefined, 'unknown_tool', toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`))!;
     }
     const args = request.params.arguments ?? {};
-    const problems = isPlainObject(args) ? tool.checkArguments(args) : [{ pointer: '/', message: 'arguments must be an object' }];
+    // The SDK has already refused arguments that are not an object (InvalidParams).
+    const problems = tool.checkArguments(args);
     if (problems.length > 0) return finish(tool, 'invalid_arguments', invalidArgumentsResult(name, problems))!;
     // A stateless call ends with its connection: a hang-up is the only cancellation that reaches it,
     // and stopping the endpoint fails pending calls itself, so one signal is enough (no per-call
@@ -274,7 +272,7 @@ export class McpEndpoint {
 
     if (tool.runInProcess) {
       const answer: InProcessResult = await tool
-        .runInProcess(args as Record<string, unknown>, AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutMs)]))
+        .runInProcess(args, AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutMs)]))
         .catch(() => ({ result: toolError(`Tool "${name}" failed unexpectedly.`) }));
       const projected = server.projectCallToolResult(clampResult(answer.result, DEFAULTS.maxResultBytes), tool.outputSchema);
       const extra = {
@@ -298,7 +296,7 @@ export class McpEndpoint {
     };
     let outcome: ExecutionOutcome;
     try {
-      outcome = await this.broker.begin({ toolName: name, arguments: args as Record<string, unknown>, timeoutMs: tool.timeoutMs, signal, context });
+      outcome = await this.broker.begin({ toolName: name, arguments: args, timeoutMs: tool.timeoutMs, signal, context });
     } catch (error) {
       if (error instanceof CapacityError) {
         finish(tool, 'busy', undefined);

@@ -63,9 +63,11 @@ export default function (RED: NodeAPI) {
     let lastServing = '';
     // Sign-in storage (Redis) can drop while the endpoint serves: the status says so until it is back.
     let storage: Store | undefined;
-    let endpointState: EndpointState = { state: 'stopped' };
     const controller = createController();
-    const stopWatchingStorage = storage?.onState(() => showState(endpointState));
+    // Only a serving endpoint's status shows storage; a failed one keeps its own (and logs it once).
+    const stopWatchingStorage = storage?.onState(() => {
+      if (controller?.state.state === 'serving') showState(controller.state);
+    });
     // Commands wait for a deploy to finish, so the catalog sees every tool of this deploy.
     let stoppedByCommand = false;
     const onFlowsStarted = () => {
@@ -86,17 +88,17 @@ export default function (RED: NodeAPI) {
           return done();
         }
         case 'start':
-          audit({ event: 'mcp.command', command: 'start', endpoint: String(config.path) });
+          audit({ event: 'mcp.command', command: 'start', endpoint: controller.path });
           stoppedByCommand = false;
           controller.start().then(() => done(), done);
           return;
         case 'stop':
-          audit({ event: 'mcp.command', command: 'stop', endpoint: String(config.path) });
+          audit({ event: 'mcp.command', command: 'stop', endpoint: controller.path });
           stoppedByCommand = true;
           controller.stop('the endpoint was stopped by a stop command').then(() => done(), done);
           return;
         case 'restart':
-          audit({ event: 'mcp.command', command: 'restart', endpoint: String(config.path) });
+          audit({ event: 'mcp.command', command: 'restart', endpoint: controller.path });
           stoppedByCommand = false;
           controller.restart('the endpoint was restarted by a restart command').then(() => done(), done);
           return;
@@ -167,7 +169,6 @@ export default function (RED: NodeAPI) {
     }
 
     function showState(state: EndpointState): void {
-      endpointState = state;
       switch (state.state) {
         case 'starting':
           return node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });

@@ -47,7 +47,6 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
   });
 
   return {
-    mode: 'oauth',
     async check(req: IncomingMessage): Promise<AccessDecision> {
       let parsedBody: unknown;
       if (req.method === 'POST') {
