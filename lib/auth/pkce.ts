@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { constantTimeEqual } from './secrets.js';
+import { constantTimeEqual, sha256 } from './secrets.js';
 
 // RFC 7636 §4.2: an S256 challenge is the base64url SHA-256 of the verifier, always 43 characters.
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -15,5 +14,5 @@ export function isValidVerifier(verifier: unknown): verifier is string {
 }
 
 export function verifierMatches(verifier: string, challenge: string): boolean {
-  return constantTimeEqual(createHash('sha256').update(verifier).digest('base64url'), challenge);
+  return constantTimeEqual(sha256(verifier), challenge);
 }

@@ -99,6 +99,8 @@ describe('parseClientMetadataDocument', () => {
     ['javascript:alert(1)'],
     ['data:text/html,hi'],
     ['file:///etc/passwd'],
+    ['view-source:https://client.example.com/callback'],
+    ['filesystem:https://client.example.com/temporary/x'],
     ['http://client.example.com/callback'],
     [' https://client.example.com/callback'],
     ['https://client.example.com/call back'],

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { StorageUnavailableError } from '../../storage/store.js';
 import { invalidClient, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidChallenge } from '../pkce.js';
-import { sha256 } from '../secrets.js';
+import { newOpaqueToken, sha256 } from '../secrets.js';
 import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
 import { cookieName, setCookie } from '../../http/cookies.js';
 import { encodeRecord, RECORD_KINDS, type PendingSignIn } from './records.js';
@@ -58,7 +57,7 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
 
     try {
       const upstream = await ctx.upstream.beginSignIn();
-      const binding = randomBytes(32).toString('base64url');
+      const binding = newOpaqueToken();
       const pending: PendingSignIn = {
         clientId,
         ...(client.clientName ? { clientName: client.clientName } : {}),

@@ -1,5 +1,6 @@
 import { isLoopbackHost } from '../../access/loopback.js';
 import { ClientMetadataError } from './client-metadata-error.js';
+import { BROWSER_UNSAFE_SCHEMES } from './unsafe-schemes.js';
 
 export type ApplicationType = 'web' | 'native';
 
@@ -17,8 +18,6 @@ export interface ClientMetadata {
 }
 
 const MAX_URI_LENGTH = 2048;
-// Schemes a browser would execute or read locally instead of navigating to a client.
-const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
 
 function invalid(field: string, rule: string): ClientMetadataError {
   return new ClientMetadataError('invalid_document', `client metadata document: ${field} ${rule}`);
@@ -45,7 +44,7 @@ function isAcceptableRedirectUri(value: unknown): value is string {
   const url = parseUri(value);
   if (url === undefined || (value as string).includes('#')) return false;
   if (url.username !== '' || url.password !== '') return false;
-  if (FORBIDDEN_REDIRECT_SCHEMES.has(url.protocol)) return false;
+  if (BROWSER_UNSAFE_SCHEMES.has(url.protocol)) return false;
   if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
   return true;
 }

@@ -1,3 +1,5 @@
+import { BROWSER_UNSAFE_SCHEMES } from '../clients/unsafe-schemes.js';
+
 /** What the consent page and the remembered approval need to know about a redirect_uri. */
 export interface RedirectTarget {
   /** What the user judges: the host (and port) the browser will be sent to, or the app scheme. */
@@ -13,8 +15,6 @@ export interface RedirectTarget {
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-// Schemes a browser would run or read locally rather than hand to an app; never widen form-action to them.
-const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'blob:', 'filesystem:', 'vbscript:', 'about:', 'file:']);
 
 export function redirectTarget(redirectUri: string): RedirectTarget {
   let url: URL;
@@ -34,6 +34,6 @@ export function redirectTarget(redirectUri: string): RedirectTarget {
   return {
     display: `${named} (an app on this computer)`,
     host: named,
-    ...(UNSAFE_SCHEMES.has(scheme) ? {} : { formActionSource: scheme }),
+    ...(BROWSER_UNSAFE_SCHEMES.has(scheme) ? {} : { formActionSource: scheme }),
   };
 }

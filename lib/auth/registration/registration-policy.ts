@@ -1,4 +1,5 @@
 import { McpPaletteError } from '../../core/errors.js';
+import { BROWSER_UNSAFE_SCHEMES } from '../clients/unsafe-schemes.js';
 
 /** A fixed-window counter: at most `max` events per `windowSeconds`. */
 export interface RateWindow {
@@ -52,16 +53,9 @@ const MAX_SCHEME_LENGTH = 64;
  * their own rules) and the ones a browser executes, reads locally or hands to another program.
  */
 const REFUSED_SCHEMES = new Set([
+  ...[...BROWSER_UNSAFE_SCHEMES].map((scheme) => scheme.slice(0, -1)),
   'http',
   'https',
-  'javascript',
-  'data',
-  'file',
-  'vbscript',
-  'blob',
-  'about',
-  'filesystem',
-  'view-source',
   'ws',
   'wss',
   'ftp',

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { McpPaletteError } from '../../core/errors.js';
+import { constantTimeEqual } from '../secrets.js';
 import { entraIdentity, oidcIdentity, type Claims, type UpstreamIdentity } from './identity-claims.js';
 import type { ProviderSettings } from './provider-settings.js';
 import { codeOf, ID_TOKEN_CODES, lazyDiscovery, messageOf, TIMEOUT_CODES, upstreamTimeout } from './upstream-discovery.js';
@@ -158,7 +158,7 @@ function authorizationResponse(callbackUrl: URL, expectedState: string, issuer: 
     if (parameters.getAll(name).length > 1) throw new UpstreamError('invalid_response', `callback repeats the ${name} parameter`);
   }
   const state = parameters.get('state');
-  if (state === null || !sameText(state, expectedState)) {
+  if (state === null || !constantTimeEqual(state, expectedState)) {
     throw new UpstreamError('invalid_response', 'callback state does not belong to this sign-in');
   }
   const iss = parameters.get('iss');
@@ -175,12 +175,6 @@ function authorizationResponse(callbackUrl: URL, expectedState: string, issuer: 
   }
   if (!parameters.get('code')) throw new UpstreamError('invalid_response', 'callback carries no authorization code');
   return parameters;
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 const CLIENT_AUTH_ERRORS = new Set(['invalid_client', 'unauthorized_client']);
