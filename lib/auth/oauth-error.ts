@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { MAX_FORM_BYTES, type FormProblem } from '../http/read-form.js';
 import { sendJson } from '../http/responses.js';
 
 /**
@@ -37,4 +38,23 @@ export const temporarilyUnavailable = () =>
 
 export function sendOAuthFailure(res: ServerResponse, failure: OAuthFailure): void {
   sendJson(res, failure.status, { error: failure.error, error_description: failure.description }, { ...failure.headers });
+}
+
+/**
+ * A form an OAuth endpoint (`token`, `revocation`) could not accept, as the OAuth error its client
+ * reads. Every problem is the client's: a body that could not be read was cut off by the client.
+ */
+export function formFailure(problem: FormProblem, endpoint: string): OAuthFailure {
+  switch (problem) {
+    case 'method':
+      return new OAuthFailure(405, 'invalid_request', `Use POST for the ${endpoint} endpoint.`, { allow: 'POST' });
+    case 'media_type':
+      return invalidRequest(`The ${endpoint} request must be application/x-www-form-urlencoded.`);
+    case 'too_large':
+      return new OAuthFailure(413, 'invalid_request', `The request body exceeds ${MAX_FORM_BYTES} bytes.`);
+    case 'unreadable':
+      return invalidRequest('The request body could not be read.');
+    case 'repeated':
+      return invalidRequest('A parameter was repeated.');
+  }
 }

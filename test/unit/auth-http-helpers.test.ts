@@ -13,7 +13,8 @@ import {
   temporarilyUnavailable,
 } from '../../lib/auth/oauth-error.js';
 import { clearCookie, cookieName, readCookie, setCookie } from '../../lib/http/cookies.js';
-import { redirectError, redirectWith, singleParams } from '../../lib/auth/bridge/redirects.js';
+import { redirectError, redirectWith } from '../../lib/auth/bridge/redirects.js';
+import { singleParams } from '../../lib/http/read-form.js';
 
 interface Answer {
   readonly status: number;

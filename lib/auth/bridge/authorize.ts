@@ -7,7 +7,8 @@ import { newOpaqueToken, sha256 } from '../secrets.js';
 import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
 import { cookieName, setCookie } from '../../http/cookies.js';
 import { encodeRecord, RECORD_KINDS, type PendingSignIn } from './records.js';
-import { redirectError, singleParams } from './redirects.js';
+import { singleParams } from '../../http/read-form.js';
+import { redirectError } from './redirects.js';
 
 /**
  * GET /oauth/<slug>/authorize. Until the client and its redirect URI are verified, errors are shown

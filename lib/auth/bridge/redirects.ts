@@ -22,13 +22,3 @@ export function redirectError(
 ): void {
   redirectWith(res, redirectUri, { error, error_description: description, state, iss: issuer });
 }
-
-/** Query parameters, refusing repeats (RFC 6749 §3.1: each parameter at most once). */
-export function singleParams(search: URLSearchParams): Map<string, string> | 'repeated' {
-  const params = new Map<string, string>();
-  for (const [key, value] of search) {
-    if (params.has(key)) return 'repeated';
-    params.set(key, value);
-  }
-  return params;
-}

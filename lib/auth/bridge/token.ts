@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { sendJson } from '../../http/responses.js';
-import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
-import { invalidClient, invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { readForm } from '../../http/read-form.js';
+import { formFailure, invalidClient, invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { isRegisteredClientId, UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidVerifier, verifierMatches } from '../pkce.js';
 import { sessionLabel, sha256 } from '../secrets.js';
@@ -10,10 +10,8 @@ import { issueAccessToken } from '../refresh/access-tokens.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import { OFFLINE_ACCESS, type BridgeContext } from './bridge-context.js';
 import { decodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
-import { singleParams } from './redirects.js';
 
 /** RFC 6749 forms are small; anything bigger is not a token request. */
-export const MAX_FORM_BYTES = 16 * 1024;
 
 /**
  * POST /oauth/<slug>/token. Public clients only (PKCE instead of a secret). The code is taken from
@@ -24,7 +22,7 @@ export function createTokenHandler(ctx: BridgeContext) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let grantType: string | undefined;
     try {
-      const form = await readForm(req);
+      const form = await readTokenForm(req);
       grantType = form.get('grant_type');
       if (grantType === 'authorization_code') return await exchangeCode(ctx, form, res);
       if (grantType === 'refresh_token' && ctx.refresh) return await refreshTokens(ctx, ctx.refresh, form, res);
@@ -106,22 +104,10 @@ async function refreshTokens(ctx: BridgeContext, refresh: RefreshService, form: 
   );
 }
 
-async function readForm(req: IncomingMessage): Promise<Map<string, string>> {
-  if (req.method !== 'POST') throw new OAuthFailure(405, 'invalid_request', 'Use POST for the token endpoint.');
-  if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
-    req.resume();
-    throw invalidRequest('The token request must be application/x-www-form-urlencoded.');
-  }
-  let body: Buffer;
-  try {
-    body = await readBody(req, MAX_FORM_BYTES);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new OAuthFailure(413, 'invalid_request', `The request body exceeds ${MAX_FORM_BYTES} bytes.`);
-    throw error;
-  }
-  const params = singleParams(new URLSearchParams(body.toString('utf8')));
-  if (params === 'repeated') throw invalidRequest('A parameter was repeated.');
-  return params;
+async function readTokenForm(req: IncomingMessage): Promise<Map<string, string>> {
+  const form = await readForm(req);
+  if (typeof form === 'string') throw formFailure(form, 'token');
+  return form;
 }
 
 /**

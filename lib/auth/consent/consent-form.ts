@@ -1,11 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
-import { singleParams } from '../bridge/redirects.js';
+import { readForm } from '../../http/read-form.js';
 import { ConsentRefused } from './consent-refused.js';
 import type { ConsentDecision } from './consent-types.js';
-
-/** The form holds two 43-character tokens and a word; anything near this size is not our form. */
-export const MAX_CONSENT_FORM_BYTES = 16 * 1024;
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -30,18 +26,8 @@ export async function readConsentForm(req: IncomingMessage): Promise<ConsentForm
     req.resume();
     throw new ConsentRefused('cross_site');
   }
-  if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
-    req.resume();
-    throw new ConsentRefused('media_type');
-  }
-  let body: Buffer;
-  try {
-    body = await readBody(req, MAX_CONSENT_FORM_BYTES);
-  } catch (error) {
-    throw new ConsentRefused(error instanceof BodyTooLargeError ? 'too_large' : 'bad_form');
-  }
-  const params = singleParams(new URLSearchParams(body.toString('utf8')));
-  if (params === 'repeated') throw new ConsentRefused('bad_form');
+  const params = await readForm(req);
+  if (typeof params === 'string') throw new ConsentRefused(params === 'media_type' || params === 'too_large' ? params : 'bad_form');
   const handle = params.get('consent') ?? '';
   const csrf = params.get('csrf') ?? '';
   const decision = params.get('decision');

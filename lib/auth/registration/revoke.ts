@@ -1,15 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/logger.js';
-import { BodyTooLargeError, mediaTypeOf, readBody } from '../../http/read-body.js';
 import { isStorageUnavailable, type Store } from '../../storage/store.js';
 import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../bridge/records.js';
-import { singleParams } from '../bridge/redirects.js';
-import { invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { readForm } from '../../http/read-form.js';
+import { formFailure, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { sha256 } from '../secrets.js';
 import type { RevocationAuditEvent } from './registration-audit.js';
-
-/** Same bound as the token endpoint: a revocation form is a token and two short fields. */
-export const MAX_REVOCATION_FORM_BYTES = 16 * 1024;
 
 /**
  * Revokes a refresh token for `clientId` (ending its session). Resolves true when a token of that
@@ -45,7 +41,7 @@ type Outcome = 'revoked' | 'mismatch' | 'absent';
 export function createRevocationHandler(ctx: RevocationContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     try {
-      const form = await readForm(req);
+      const form = await readRevocationForm(req);
       const token = form.get('token');
       const clientId = form.get('client_id');
       if (!token) throw invalidRequest('token is required.');
@@ -98,23 +94,8 @@ async function revokeRefresh(ctx: RevocationContext, token: string, clientId: st
   return 'revoked';
 }
 
-async function readForm(req: IncomingMessage): Promise<Map<string, string>> {
-  if (req.method !== 'POST') {
-    req.resume();
-    throw new OAuthFailure(405, 'invalid_request', 'Use POST for the revocation endpoint.', { allow: 'POST' });
-  }
-  if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
-    req.resume();
-    throw invalidRequest('The revocation request must be application/x-www-form-urlencoded.');
-  }
-  let body: Buffer;
-  try {
-    body = await readBody(req, MAX_REVOCATION_FORM_BYTES);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new OAuthFailure(413, 'invalid_request', `The request body exceeds ${MAX_REVOCATION_FORM_BYTES} bytes.`);
-    throw invalidRequest('The request body could not be read.');
-  }
-  const params = singleParams(new URLSearchParams(body.toString('utf8')));
-  if (params === 'repeated') throw invalidRequest('A parameter was repeated.');
-  return params;
+async function readRevocationForm(req: IncomingMessage): Promise<Map<string, string>> {
+  const form = await readForm(req);
+  if (typeof form === 'string') throw formFailure(form, 'revocation');
+  return form;
 }
