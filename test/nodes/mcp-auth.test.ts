@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   authDef,
   flowOf,
@@ -8,7 +8,6 @@ import {
   freePort,
   helper,
   lastStatus,
-  loadNodeTypes,
   messagesOf,
   probeEndpoint,
   rpc,
@@ -17,8 +16,8 @@ import {
   statuses,
   storageDef,
   toolDef,
+  usePalette,
   waitForStatus,
-  type NodeModule,
   type TestNode,
 } from './node-helper.js';
 
@@ -91,15 +90,7 @@ function assertSecretNeverLogged(...nodes: TestNode[]): void {
 }
 
 describe('mcp-auth', () => {
-  let nodes: NodeModule[];
-
-  before(async () => {
-    await helper.startServer();
-    const palette = await loadNodeTypes(['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry', 'mcp-redis', 'mcp-auth'] as const);
-    nodes = Object.values(palette);
-  });
-  after(() => helper.stopServer());
-  afterEach(() => helper.unload());
+  const nodes = usePalette(['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry', 'mcp-redis', 'mcp-auth']);
 
   it('builds a configuration from a valid OIDC config and its storage', async () => {
     await helper.load(nodes, flowOf(storageDef('store'), authDef('auth', 'store')), CREDENTIALS);

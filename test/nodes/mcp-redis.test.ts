@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { isStorageUnavailable, type Store, type StoreKey } from '../../lib/storage/store.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { flowOf, helper, loadNodeTypes, messagesOf, runtimeLogText, storageDef, waitFor, type NodeModule, type TestNode } from './node-helper.js';
+import { flowOf, helper, messagesOf, runtimeLogText, storageDef, usePalette, waitFor, type TestNode } from './node-helper.js';
 
 const MEMORY_WARNING = /^memory storage is for development only/;
 const KEY: StoreKey = { namespace: 'nodetest', kind: 'probe', id: 'one' };
@@ -44,15 +44,7 @@ async function waitForAsync(probe: () => Promise<boolean>, what: string, timeout
 }
 
 describe('mcp-redis', () => {
-  let nodes: NodeModule[];
-
-  before(async () => {
-    await helper.startServer();
-    const palette = await loadNodeTypes(['mcp-redis'] as const);
-    nodes = [palette['mcp-redis']];
-  });
-  after(() => helper.stopServer());
-  afterEach(() => helper.unload());
+  const nodes = usePalette(['mcp-redis']);
 
   // First in the file on purpose: the development warning is given once per process.
   it('memory mode: exposes a working memory store and warns once per process that it is for development', async () => {

@@ -2,6 +2,7 @@
 // compiled palette modules, the palette's real message catalogs, and small waits and HTTP calls.
 import { request } from 'node:http';
 import { after, afterEach, before } from 'node:test';
+import { parseBody } from '../support/mcp-http.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -53,15 +54,15 @@ interface NodeRedI18n {
 }
 
 /**
- * For a describe block of tool-serving node tests: starts the helper's Node-RED before the block,
- * unloads the flows after each test and stops it after the block. The returned list holds the
- * runtime, flow-server and tool-registry modules once the block starts.
+ * For a describe block of node tests: starts the helper's Node-RED before the block, unloads the
+ * flows after each test and stops it after the block. The returned list holds the modules of
+ * `types` (by default the runtime, flow-server and tool-registry) once the block starts.
  */
-export function usePalette(): NodeModule[] {
+export function usePalette(types: readonly string[] = PALETTE_TYPES): NodeModule[] {
   const nodes: NodeModule[] = [];
   before(async () => {
     await helper.startServer();
-    nodes.push(...Object.values(await loadNodeTypes(PALETTE_TYPES)));
+    nodes.push(...Object.values(await loadNodeTypes(types)));
   });
   after(() => helper.stopServer());
   afterEach(() => helper.unload());
@@ -231,15 +232,6 @@ export async function probeEndpoint(port: number, path = '/mcp'): Promise<'refus
     if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') return 'refused';
     throw error;
   }
-}
-
-function parseBody(text: string): any {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(trimmed);
-  // SSE framing: the JSON-RPC message is the data line of the first event.
-  const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
-  return data ? JSON.parse(data.slice(5)) : trimmed;
 }
 
 // ---- storage and sign-in config nodes (mcp-redis, mcp-auth) -------------------------------------

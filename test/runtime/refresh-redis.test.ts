@@ -3,7 +3,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { OAuthFailure } from '../../lib/auth/oauth-error.js';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
 import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
 import { parseRefreshKey } from '../../lib/auth/refresh/refresh-key.js';
@@ -15,6 +14,7 @@ import { createUpstreamRefresher, type UpstreamRefresher } from '../../lib/auth/
 import { silentLogger } from '../../lib/core/logger.js';
 import { createRedisStore, type RedisStore } from '../../lib/storage/redis-store.js';
 import { waitForState } from '../../lib/storage/wait-for-state.js';
+import { refusal } from '../support/oauth-failure.js';
 import { redisServerOnPath, startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
@@ -112,14 +112,6 @@ async function stopBench(bench: Bench | undefined): Promise<void> {
   await Promise.all(bench.stores.map((store) => store.close()));
   await bench.idp.stop();
   await bench.redis.stop();
-}
-
-async function refusal(promise: Promise<unknown>, error: string, status = 400): Promise<OAuthFailure> {
-  const caught = await promise.then(() => assert.fail(`expected ${error}`), (failure: unknown) => failure);
-  assert.ok(caught instanceof OAuthFailure, `expected an OAuthFailure, got ${String(caught)}`);
-  assert.equal(caught.error, error, caught.description);
-  assert.equal(caught.status, status);
-  return caught;
 }
 
 /**

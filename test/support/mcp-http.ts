@@ -63,10 +63,11 @@ export async function waitForEndpoint(url: string, timeoutMs = 15_000): Promise<
   }
 }
 
-function parseBody(body: string): any {
+/** A response body as JSON: plain, or the data line of an SSE-framed answer; other text as it is, empty as undefined. */
+export function parseBody(body: string): any {
   const trimmed = body.trim();
+  if (trimmed === '') return undefined;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(trimmed);
-  // An SSE-framed answer: the JSON-RPC message is the data line of the first event.
   const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
-  return data ? JSON.parse(data.slice(5)) : undefined;
+  return data ? JSON.parse(data.slice(5)) : trimmed;
 }

@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { McpPaletteError } from '../../lib/core/errors.js';
 import { ListenerRegistry, type RouteHandler } from '../../lib/http/listener-registry.js';
+import { freePort } from '../support/ports.js';
 
 const HOST = '127.0.0.1';
 
@@ -21,14 +22,7 @@ function close(server: NetServer): Promise<void> {
   return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }
 
-/** Port 0 would give every mount its own port, so sharing needs a concrete free port. */
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await listen(server, 0);
-  const { port } = server.address() as AddressInfo;
-  await close(server);
-  return port;
-}
+// Port 0 would give every mount its own port, so sharing needs a concrete free port (freePort).
 
 /** True when a fresh server can take the port, i.e. the registry let it go. */
 async function portIsFree(port: number): Promise<boolean> {

@@ -1,5 +1,3 @@
-import assert from 'node:assert/strict';
-import { OAuthFailure } from '../../lib/auth/oauth-error.js';
 import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
 import { createRefreshService, type RefreshServiceOptions } from '../../lib/auth/refresh/refresh-service.js';
@@ -62,13 +60,6 @@ export function refreshHarness(options: {
   return { service, memory, upstream, events, logs, now, advance: (ms: number) => void (time += ms) };
 }
 
-/** Awaits a refusal and checks its OAuth error code and HTTP status. */
-export async function refusal(promise: Promise<unknown>, error: string, status = 400): Promise<OAuthFailure> {
-  const caught = await promise.then(() => assert.fail(`expected ${error}`), (failure: unknown) => failure);
-  assert.ok(caught instanceof OAuthFailure, `expected an OAuthFailure, got ${String(caught)}`);
-  assert.equal(caught.error, error, caught.description);
-  assert.equal(caught.status, status);
-  return caught;
-}
+export { refusal } from '../support/oauth-failure.js';
 
 export const outcomes = (events: RefreshAuditEvent[]) => events.map((event) => event.outcome);
