@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parseProviderSettings, type ProviderSettings } from '../../lib/auth/upstream/provider-settings.js';
 import { createUpstreamClient, UpstreamError, type UpstreamClient } from '../../lib/auth/upstream/upstream-client.js';
-import { freePort } from '../support/ports.js';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 /**
@@ -273,38 +272,46 @@ describe('upstream client, provider going away', () => {
     }
   });
 
+  /** The real test provider, published on a fault proxy's port so a test can make it misbehave. */
+  async function providerBehindProxy(): Promise<{ proxy: FaultProxy; provider: TestIdp; client: (timeoutMs?: number) => UpstreamClient; stop(): Promise<void> }> {
+    const proxy = await startFaultProxy();
+    const provider = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [REDIRECT_URI] }], publicPort: proxy.port });
+    proxy.setTarget(`http://127.0.0.1:${provider.port}`);
+    const settings = parseProviderSettings({ kind: 'oidc', issuer: provider.issuer, clientId: 'bridge', clientSecret: SECRET });
+    return {
+      proxy,
+      provider,
+      client: (timeoutMs) => createUpstreamClient(settings, { redirectUri: REDIRECT_URI, ...(timeoutMs ? { timeoutMs } : {}) }),
+      stop: async () => {
+        await provider.stop();
+        await proxy.stop();
+      },
+    };
+  }
+
   it('reports unavailable when the provider does not answer in time', async () => {
-    const port = await freePort();
-    // Accepts connections and never answers.
-    const silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    const behind = await providerBehindProxy();
     try {
-      const client = createUpstreamClient(
-        parseProviderSettings({ kind: 'oidc', issuer: `http://127.0.0.1:${port}`, clientId: 'bridge', clientSecret: SECRET }),
-        { redirectUri: REDIRECT_URI, timeoutMs: 200 },
-      );
-      const error = await rejectsWith(client.beginSignIn(), 'unavailable');
+      behind.proxy.inject('/.well-known/openid-configuration', { kind: 'hang' });
+      const error = await rejectsWith(behind.client(200).beginSignIn(), 'unavailable');
       assert.match(error.message, /within 200 ms/);
     } finally {
-      silent.closeAllConnections();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      await behind.stop();
     }
   });
 
   it('passes on a 503 with its Retry-After', async () => {
-    const port = await freePort();
-    const busy = createServer((_req, res) => res.writeHead(503, { 'retry-after': '7' }).end());
-    await new Promise<void>((resolve) => busy.listen(port, '127.0.0.1', resolve));
+    const behind = await providerBehindProxy();
     try {
-      const client = createUpstreamClient(
-        parseProviderSettings({ kind: 'oidc', issuer: `http://127.0.0.1:${port}`, clientId: 'bridge', clientSecret: SECRET }),
-        { redirectUri: REDIRECT_URI },
-      );
+      behind.proxy.inject('/.well-known/openid-configuration', { kind: 'status', status: 503, headers: { 'retry-after': '7' } });
+      const client = behind.client();
       const error = await rejectsWith(client.beginSignIn(), 'unavailable');
       assert.equal(error.retryAfterSeconds, 7);
+      // The failed discovery is forgotten: the next sign-in discovers again and works.
+      const { url } = await client.beginSignIn();
+      assert.ok(url.startsWith(behind.provider.origin));
     } finally {
-      busy.closeAllConnections();
-      await new Promise<void>((resolve) => busy.close(() => resolve()));
+      await behind.stop();
     }
   });
 });
