@@ -114,10 +114,8 @@ export class EndpointController {
       this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });
     } catch (error) {
       await this.releaseAccess();
-      const failure = error instanceof McpPaletteError ? error : new McpPaletteError('listen_failed', describeError(error), {
-        address: `${runtime.host}:${runtime.port}`,
-        reason: describeError(error),
-      });
+      // Listen errors arrive as McpPaletteError already; anything else failed while setting up.
+      const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
       this.report({ state: 'failed', error: failure });
     }
   }
