@@ -124,6 +124,11 @@ describe('Node-RED editor with the example flow', () => {
       codeEditor: typeof monaco !== 'undefined' ? 'monaco' : typeof ace !== 'undefined' ? 'ace' : 'none',
     }));
     t.diagnostic(`Node-RED ${editor.version} on Node ${process.version}, code editor: ${editor.codeEditor}`);
+    // The templates' shared rules come from the package's resources/ folder.
+    assert.deepEqual(
+      await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
+      ['endpointPathProblem', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName'],
+    );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
     await category.waitFor({ state: 'visible', ...WAIT });
     for (const [type, label] of [

@@ -1,0 +1,94 @@
+/*
+ * Rules the palette's editor templates share, written once for the browser. They mirror the
+ * runtime's own checks in lib/ (endpoint paths, loopback hosts, endpoint URLs, the OAuth Base URL
+ * rule, secret environment variable names), so what the editor accepts is what the runtime accepts.
+ * Each template loads this file; loading it again changes nothing.
+ */
+(function () {
+    "use strict";
+    if (window.flowmcpEditor) {
+        return;
+    }
+
+    var ENDPOINT_PATH = /^\/[A-Za-z0-9\-._~\/]*$/;
+    var RESERVED_PREFIXES = ["/.well-known", "/oauth"];
+    var SECRET_ENV_NAME = /^MCP_[A-Z0-9_]{1,64}$/;
+
+    window.flowmcpEditor = {
+        /**
+         * Why `path` is not an endpoint path (lib/mcp/endpoint-path.ts): "invalid", "doubleSlash",
+         * "tooLong", "dotSegment" or "reserved"; null when it is one.
+         */
+        endpointPathProblem: function (path) {
+            var s = String(path);
+            if (!ENDPOINT_PATH.test(s)) {
+                return "invalid";
+            }
+            if (s.indexOf("//") !== -1) {
+                return "doubleSlash";
+            }
+            if (s.length > 256) {
+                return "tooLong";
+            }
+            var segments = s.split("/");
+            if (segments.indexOf(".") !== -1 || segments.indexOf("..") !== -1) {
+                return "dotSegment";
+            }
+            var reserved = RESERVED_PREFIXES.some(function (prefix) {
+                return s === prefix || s.indexOf(prefix + "/") === 0;
+            });
+            return reserved ? "reserved" : null;
+        },
+
+        /** Hosts only this machine can reach, in any spelling (lib/access/loopback.ts). */
+        isLoopback: function (host) {
+            var h = String(host || "").trim().toLowerCase().replace(/^\[|\]$/g, "");
+            return h === "localhost" || /\.localhost$/.test(h) || h === "::1" || h === "0:0:0:0:0:0:0:1" ||
+                /^127(\.\d{1,3}){3}$/.test(h) || /^(?:0:0:0:0:0|:):ffff:127(\.\d{1,3}){3}$/.test(h);
+        },
+
+        /** Where a runtime's endpoints are reached: its Base URL, else http://<bind address>:<port>. */
+        listenerUrl: function (host, port, baseUrl) {
+            var base = String(baseUrl || "").trim();
+            if (base) {
+                return base.replace(/\/+$/, "");
+            }
+            var h = String(host || "").trim();
+            if (h.indexOf(":") !== -1 && h.charAt(0) !== "[") {
+                h = "[" + h + "]";
+            }
+            return "http://" + h + ":" + String(port || "").trim();
+        },
+
+        /**
+         * What an OAuth endpoint refuses to start with: no Base URL ({ problem: "needsBaseUrl" }) or
+         * one with a path ({ problem: "baseUrlPath", origin }); null when the Base URL will do. An
+         * unparsable Base URL is the runtime field's own validation error, so null here too.
+         */
+        oauthBaseUrlProblem: function (baseUrl) {
+            var base = String(baseUrl || "").trim();
+            if (base === "") {
+                return { problem: "needsBaseUrl" };
+            }
+            try {
+                var url = new URL(base);
+                if (url.pathname !== "/" && url.pathname !== "") {
+                    return { problem: "baseUrlPath", origin: url.origin };
+                }
+            } catch (err) {
+                // See above.
+            }
+            return null;
+        },
+
+        /** Secret environment variable names: MCP_ and capitals (lib/config/env-secrets.ts). */
+        isSecretEnvName: function (name) {
+            return SECRET_ENV_NAME.test(String(name));
+        },
+
+        /** A refused variable name, echoed only when it looks like one: a pasted secret is never shown. */
+        shownEnvName: function (name, notAName) {
+            return /^[A-Z][A-Z0-9_]{0,79}$/.test(name) ? name : notAName;
+        }
+    };
+})();
