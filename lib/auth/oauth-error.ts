@@ -31,10 +31,14 @@ export const invalidGrant = (description: string, reason?: string) => {
   return failure;
 };
 export const invalidClient = (description: string) => new OAuthFailure(401, 'invalid_client', description);
-export const temporarilyUnavailable = () =>
-  new OAuthFailure(503, 'temporarily_unavailable', 'The authorization server is temporarily unavailable; try again shortly.', {
-    'retry-after': '5',
+/** 503 with Retry-After (5 s unless a better figure is known), `reason` for the audit line. */
+export const temporarilyUnavailable = (retryAfterSeconds = 5, reason?: string) => {
+  const failure = new OAuthFailure(503, 'temporarily_unavailable', 'The authorization server is temporarily unavailable; try again shortly.', {
+    'retry-after': String(retryAfterSeconds),
   });
+  failure.reason = reason;
+  return failure;
+};
 
 export function sendOAuthFailure(res: ServerResponse, failure: OAuthFailure): void {
   sendJson(res, failure.status, { error: failure.error, error_description: failure.description }, { ...failure.headers });

@@ -35,12 +35,13 @@ export default function (RED: NodeAPI) {
       const storageNode = RED.nodes.getNode(config.storage ?? '') as McpRedisNode | null;
       if (!storageNode) throw new McpPaletteError('no_storage', 'no storage selected');
       if (!storageNode.store) throw new McpPaletteError('invalid_storage', 'storage configuration is invalid', { reason: storageNode.configError ?? '' });
+      // offline_access is offered, and asked of the provider, only when refresh is configured.
+      const provider = settings.refresh ? { ...settings.provider, scopes: [...settings.provider.scopes, OFFLINE_ACCESS] } : settings.provider;
       node.configuration = Object.freeze({
         id: node.id,
         slug: settings.slug,
         namespace: settings.namespace,
-        // offline_access is offered, and asked of the provider, only when refresh is configured.
-        scopes: settings.refresh ? [...settings.provider.scopes, OFFLINE_ACCESS] : settings.provider.scopes,
+        scopes: provider.scopes,
         accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
         consentPolicy: settings.consentPolicy,
         registration: settings.registration,
@@ -51,8 +52,7 @@ export default function (RED: NodeAPI) {
           createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
           logger,
         ),
-        createUpstream: (redirectUri: string) =>
-          createUpstreamSignIn(settings.refresh ? { ...settings.provider, scopes: [...settings.provider.scopes, OFFLINE_ACCESS] } : settings.provider, redirectUri),
+        createUpstream: (redirectUri: string) => createUpstreamSignIn(provider, redirectUri),
         ...(settings.refresh
           ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }
           : {}),

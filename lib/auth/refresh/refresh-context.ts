@@ -49,9 +49,8 @@ export interface RefreshContext {
 export async function endSession(ctx: RefreshContext, session: string, record: SessionRecord | undefined): Promise<void> {
   await ctx.sessions.remove(session);
   const now = ctx.now();
-  for (const token of record?.accessTokens ?? []) {
-    if (token.expiresAt > now) await ctx.store.delete({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: token.hash });
-  }
+  const live = (record?.accessTokens ?? []).filter((token) => token.expiresAt > now);
+  await Promise.all(live.map((token) => ctx.store.delete({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: token.hash })));
 }
 
 /** Ends the session, writes the audit line, and returns the invalid_grant to throw. */

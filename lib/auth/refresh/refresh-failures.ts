@@ -1,11 +1,10 @@
-import { invalidGrant, invalidRequest, OAuthFailure } from '../oauth-error.js';
+import { invalidGrant, OAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { REFRESH_TIMING } from './refresh-defaults.js';
 
 /** The client-facing refusals of the refresh grant; descriptions never say more than the error does. */
 
 export const unknownToken = () => invalidGrant('The refresh token is invalid, expired or revoked.', 'unknown');
 export const sessionEnded = (reason: string) => invalidGrant('The refresh token is invalid, expired or revoked.', reason);
-export const badRequest = (description: string) => invalidRequest(description);
 
 export function invalidScope(): OAuthFailure {
   const failure = new OAuthFailure(400, 'invalid_scope', 'The requested scope exceeds the scope originally granted.');
@@ -15,12 +14,7 @@ export function invalidScope(): OAuthFailure {
 
 /** 503 with Retry-After: the provider's when it gave a valid one, else ours. */
 export function unavailable(reason: string, retryAfterSeconds?: number): OAuthFailure {
-  const seconds = validRetryAfter(retryAfterSeconds) ?? REFRESH_TIMING.retryAfterSeconds;
-  const failure = new OAuthFailure(503, 'temporarily_unavailable', 'The authorization server is temporarily unavailable; try again shortly.', {
-    'retry-after': String(seconds),
-  });
-  failure.reason = reason;
-  return failure;
+  return temporarilyUnavailable(validRetryAfter(retryAfterSeconds) ?? REFRESH_TIMING.retryAfterSeconds, reason);
 }
 
 /** An UpstreamRefresher is an interface: whatever it reports is checked again before it becomes a header. */

@@ -1,5 +1,6 @@
 import { sha256 } from '../secrets.js';
-import { badRequest, invalidScope } from './refresh-failures.js';
+import { invalidRequest } from '../oauth-error.js';
+import { invalidScope } from './refresh-failures.js';
 
 /** What the token endpoint passes on for grant_type=refresh_token (form fields, as sent). */
 export interface RefreshRequest {
@@ -25,9 +26,9 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 export function parseRefreshRequest(request: RefreshRequest): ParsedRefreshRequest {
   const token = request?.refreshToken;
-  if (typeof token !== 'string' || token === '') throw badRequest('refresh_token is required.');
+  if (typeof token !== 'string' || token === '') throw invalidRequest('refresh_token is required.');
   const clientId = request.clientId;
-  if (typeof clientId !== 'string' || clientId === '') throw badRequest('client_id is required.');
+  if (typeof clientId !== 'string' || clientId === '') throw invalidRequest('client_id is required.');
   const plausible = token.length <= MAX_TOKEN_LENGTH;
   return {
     tokenHash: plausible ? sha256(token) : '',

@@ -81,12 +81,13 @@ export interface RefreshService {
   /** RFC 7009: ends the session of any of its refresh tokens. Unknown tokens, or another client's, are ignored. */
   revokeRefreshToken(token: string, clientId?: string): Promise<{ subject: string; clientId: string } | undefined>;
   /**
-   * The provider's refresh token sealed for the one-time code record (IssuedCode) between callback
-   * and code exchange, bound to namespace and the code's hash: storage never holds it in clear.
+   * The provider's refresh token sealed (AES-GCM under the refresh key, which storage never holds)
+   * for the sign-in and code records between callback and code exchange, so storage never holds it
+   * in clear. `binding` is a random label stored beside it; the key is what protects it.
    */
-  sealUpstreamForCode(upstreamRefreshToken: string, codeHash: string): string;
-  /** The code exchange's side: undefined when the value does not open for this code (fails closed). */
-  openUpstreamForCode(sealed: string | undefined, codeHash: string): string | undefined;
+  sealUpstreamForCode(upstreamRefreshToken: string, binding: string): string;
+  /** The code exchange's side: undefined when the value does not open (fails closed). */
+  openUpstreamForCode(sealed: string | undefined, binding: string): string | undefined;
 }
 
 export function createRefreshService(options: RefreshServiceOptions): RefreshService {
@@ -279,14 +280,14 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     return { subject: loaded.record.identity.subject, clientId: loaded.record.clientId };
   }
 
-  function sealUpstreamForCode(upstreamRefreshToken: string, codeHash: string): string {
-    return box.seal('code', [ctx.namespace, codeHash], upstreamRefreshToken);
+  function sealUpstreamForCode(upstreamRefreshToken: string, binding: string): string {
+    return box.seal('code', [ctx.namespace, binding], upstreamRefreshToken);
   }
 
-  function openUpstreamForCode(sealed: string | undefined, codeHash: string): string | undefined {
+  function openUpstreamForCode(sealed: string | undefined, binding: string): string | undefined {
     if (typeof sealed !== 'string') return undefined;
     try {
-      return box.open('code', [ctx.namespace, codeHash], sealed);
+      return box.open('code', [ctx.namespace, binding], sealed);
     } catch (error) {
       if (error instanceof SealError) return undefined;
       throw error;
