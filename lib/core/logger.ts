@@ -15,3 +15,21 @@ export const silentLogger: Logger = Object.freeze({
   warn() {},
   error() {},
 });
+
+/** The log methods a Node-RED node has (described by shape, so lib/ needs no node-red import). */
+export interface NodeLog {
+  debug(message: string): void;
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** A node's own log methods as a Logger: `info` is Node-RED's `log`. */
+export function loggerOf(node: NodeLog): Logger {
+  return {
+    debug: (message) => node.debug(message),
+    info: (message) => node.log(message),
+    warn: (message) => node.warn(message),
+    error: (message) => node.error(message),
+  };
+}

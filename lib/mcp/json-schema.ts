@@ -1,4 +1,5 @@
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
+import { isPlainObject } from '../core/is-plain-object.js';
 
 /** One problem found in a value, located by JSON pointer (`/city`, `/items/0/id`; `/` is the root). */
 export interface SchemaProblem {
@@ -75,10 +76,6 @@ export function describeProblems(problems: readonly SchemaProblem[]): string {
   return problems.map((problem) => `${problem.pointer}: ${problem.message}`).join('; ');
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function toProblems(errors: readonly AjvErrorLike[]): SchemaProblem[] {
   const problems = errors.map((error): SchemaProblem => {
     const base = error.instancePath;
@@ -103,3 +100,5 @@ function toProblems(errors: readonly AjvErrorLike[]): SchemaProblem[] {
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
+
+export { isPlainObject };

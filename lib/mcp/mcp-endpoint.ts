@@ -15,6 +15,7 @@ import {
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AccessPolicy, CallerIdentity } from '../access/access-policy.js';
 import { DEFAULTS, PACKAGE_VERSION } from '../core/defaults.js';
+import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
 import { sendJsonRpcError } from '../http/responses.js';
@@ -178,7 +179,7 @@ export class McpEndpoint {
       // second copy of the body and the extra abort signals it holds for every pending call.
       const response = await (legacy ? this.serveLegacy(request, authInfo, parsedBody) : this.mcp.fetch(request, { authInfo, parsedBody })).catch(
         (error: unknown) => {
-          this.options.logger.warn(`MCP request on ${this.path} failed: ${error instanceof Error ? error.message : String(error)}`);
+          this.options.logger.warn(`MCP request on ${this.path} failed: ${describeError(error)}`);
           return Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
         },
       );

@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
-import { McpPaletteError } from '../core/errors.js';
+import { describeError, McpPaletteError } from '../core/errors.js';
 import { compileSchema, type ValueCheck } from './json-schema.js';
 import { isValidEndpointPath } from './endpoint-path.js';
 
@@ -109,7 +109,7 @@ function compileOrThrow(schema: Record<string, unknown>, kind: 'input' | 'output
   try {
     return compileSchema(schema);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new McpPaletteError(kind === 'input' ? 'invalid_input_schema' : 'invalid_output_schema', reason, { reason });
   }
 }

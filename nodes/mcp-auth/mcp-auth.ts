@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { loggerOf } from '../../lib/core/logger.js';
 import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
 import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
 import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-settings.js';
@@ -24,12 +25,7 @@ export default function (RED: NodeAPI) {
   function McpAuth(this: McpAuthNode, config: McpAuthDef) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const logger = {
-      debug: (message: string) => node.debug(message),
-      info: (message: string) => node.log(message),
-      warn: (message: string) => node.warn(message),
-      error: (message: string) => node.error(message),
-    };
+    const logger = loggerOf(node);
     try {
       const settings = parseAuthConfig(config as unknown as Record<string, unknown>, node.credentials as AuthCredentials);
       const storageNode = RED.nodes.getNode(config.storage ?? '') as McpRedisNode | null;

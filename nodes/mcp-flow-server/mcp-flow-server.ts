@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { loggerOf } from '../../lib/core/logger.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import { formatAuditLine, toolCallAudit, type AuditEvent } from '../../lib/auth/audit.js';
@@ -148,7 +149,7 @@ export default function (RED: NodeAPI) {
         tools: toolRegistry,
         builtInTools: adminTools(runtimeNode, settings.path),
         access: { auth: authNode?.configuration, authRegistry, audit },
-        logger: { debug: (m) => node.debug(m), info: (m) => node.log(m), warn: (m) => node.warn(m), error: (m) => node.error(m) },
+        logger: loggerOf(node),
         execute: (request, context) => {
           node.send({
             topic: 'mcp-tool-execute',

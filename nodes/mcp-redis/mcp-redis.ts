@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { loggerOf } from '../../lib/core/logger.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import { createStore, parseStorageConfig, type StorageCredentials } from '../../lib/storage/storage-config.js';
 import type { Store } from '../../lib/storage/store.js';
@@ -22,12 +23,7 @@ export default function (RED: NodeAPI) {
     const node = this;
     try {
       const settings = parseStorageConfig(config as unknown as Record<string, unknown>, node.credentials);
-      node.store = createStore(settings, {
-        debug: (message) => node.debug(message),
-        info: (message) => node.log(message),
-        warn: (message) => node.warn(message),
-        error: (message) => node.error(message),
-      });
+      node.store = createStore(settings, loggerOf(node));
     } catch (error) {
       if (!(error instanceof McpPaletteError)) throw error;
       node.configError = RED._(`mcp-redis.errors.${catalogKey(error.code)}`, { ...error.params });

@@ -1,4 +1,5 @@
 import { isLoopbackHost } from '../../access/loopback.js';
+import { isPlainObject } from '../../core/is-plain-object.js';
 import { ClientMetadataError } from './client-metadata-error.js';
 import { BROWSER_UNSAFE_SCHEMES } from './unsafe-schemes.js';
 
@@ -21,10 +22,6 @@ const MAX_URI_LENGTH = 2048;
 
 function invalid(field: string, rule: string): ClientMetadataError {
   return new ClientMetadataError('invalid_document', `client metadata document: ${field} ${rule}`);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Parses an absolute URI that must be stored and compared byte for byte, so no whitespace or controls. */

@@ -1,4 +1,5 @@
 import type { SignedInIdentity } from '../bridge/bridge-context.js';
+import { isPlainObject } from '../../core/is-plain-object.js';
 
 /**
  * What a refresh session keeps in storage. Three kinds, all in the bridge's namespace:
@@ -102,7 +103,7 @@ export function decodeSession(text: string | undefined): SessionRecord | undefin
     && (value.previous === undefined || isText(value.previous)) && (value.rotatedAt === undefined || isTime(value.rotatedAt))
     && (value.rotatedBy === undefined || isText(value.rotatedBy))
     && isText(value.upstream) && Array.isArray(value.accessTokens)
-    && value.accessTokens.every((entry: unknown) => isRecord(entry) && isText(entry.hash) && isTime(entry.expiresAt))
+    && value.accessTokens.every((entry: unknown) => isPlainObject(entry) && isText(entry.hash) && isTime(entry.expiresAt))
     && (value.claim === undefined || isClaim(value.claim));
   return ok ? (value as unknown as SessionRecord) : undefined;
 }
@@ -130,14 +131,10 @@ function parse(text: string | undefined): Record<string, unknown> | undefined {
   if (typeof text !== 'string') return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : undefined;
+    return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isText(value: unknown): value is string {
@@ -153,9 +150,9 @@ function isTime(value: unknown): value is number {
 }
 
 function isIdentity(value: unknown): value is SignedInIdentity {
-  return isRecord(value) && isText(value.subject) && isTextList(value.groups) && (value.email === undefined || typeof value.email === 'string');
+  return isPlainObject(value) && isText(value.subject) && isTextList(value.groups) && (value.email === undefined || typeof value.email === 'string');
 }
 
 function isClaim(value: unknown): value is RotationClaim {
-  return isRecord(value) && isText(value.owner) && isText(value.token) && isTime(value.deadline) && (value.pending === undefined || isText(value.pending));
+  return isPlainObject(value) && isText(value.owner) && isText(value.token) && isTime(value.deadline) && (value.pending === undefined || isText(value.pending));
 }
