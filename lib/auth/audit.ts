@@ -15,7 +15,8 @@ export type AuditEvent =
   | { event: 'oauth.token'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; session?: string }
   | { event: 'mcp.auth'; reason: string; subject?: string; client?: string; ip?: string; endpoint: string }
   | { event: 'mcp.tool_call'; outcome: string; tool: string; subject?: string; client?: string; session?: string; durationMs: number }
-  | { event: 'mcp.command'; command: string; endpoint: string };
+  | { event: 'mcp.command'; command: string; endpoint: string }
+  | { event: 'oauth.consent'; outcome: 'withdrawn'; subject: string; client: string };
 
 export type AuditSink = (event: AuditEvent) => void;
 

@@ -4,6 +4,8 @@ import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
 import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
 import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-settings.js';
 import { createClientResolver } from '../../lib/auth/client-resolver.js';
+import { parseConsentWithdrawal, withdrawConsent } from '../../lib/auth/consent/withdraw-consent.js';
+import { isStorageUnavailable } from '../../lib/storage/store.js';
 import { createRegisteredClientLookup } from '../../lib/auth/registration/registered-clients.js';
 import { createUpstreamSignIn } from '../../lib/auth/upstream/upstream-sign-in.js';
 import { createUpstreamRefresher } from '../../lib/auth/upstream/upstream-refresh.js';
@@ -68,5 +70,31 @@ export default function (RED: NodeAPI) {
       oidcRefreshKey: { type: 'password' },
       entraRefreshKey: { type: 'password' },
     },
+  });
+
+  // Withdrawing a user's remembered consent is the admin's (or, through the admin, the user's)
+  // decision; token revocation by the client never does it. Guarded like editing the node itself.
+  RED.httpAdmin.post('/mcp-auth/:id/consent/withdraw', RED.auth.needsPermission('mcp-auth.write'), (req, res) => {
+    const node = RED.nodes.getNode(String(req.params.id ?? '')) as McpAuthNode | null;
+    const configuration = node?.type === 'mcp-auth' ? node.configuration : undefined;
+    if (!node || !configuration) {
+      res.status(404).json({ error: 'unknown_auth', message: RED._('mcp-auth.errors.unknownAuth') });
+      return;
+    }
+    let withdrawal;
+    try {
+      withdrawal = parseConsentWithdrawal(req.body);
+    } catch (error) {
+      if (!(error instanceof McpPaletteError)) throw error;
+      res.status(400).json({ error: error.code, message: RED._(`mcp-auth.errors.${catalogKey(error.code)}`, { ...error.params }) });
+      return;
+    }
+    withdrawConsent(configuration.store, configuration.namespace, withdrawal, configuration.audit).then(
+      () => res.json({ withdrawn: true }),
+      (error: unknown) => {
+        if (!isStorageUnavailable(error)) node.error(RED._('mcp-auth.errors.withdrawFailed'));
+        res.status(503).json({ error: 'storage_unavailable', message: RED._('mcp-auth.errors.storageUnavailable') });
+      },
+    );
   });
 }

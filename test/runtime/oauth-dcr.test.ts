@@ -53,11 +53,13 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
     try {
       assert.match(provider.clientInformation().client_id, /^mcp-dyn-/);
       const result = await client.callTool({ name: 'whoami', arguments: {} });
-      assert.match((result.content as Array<{ text: string }>)[0]!.text, /^alice via /);
+      // A registered client's name is its own claim: its label says so (msg.mcp.client, audit lines).
+      assert.equal((result.content as Array<{ text: string }>)[0]!.text, 'alice via registered:cursor');
     } finally {
       await client.close();
     }
     await nodeRed.waitForOutput(/"event":"oauth\.register","outcome":"success"/);
+    await nodeRed.waitForOutput(/"event":"oauth\.token","outcome":"success","subject":"alice","client":"registered:cursor"/);
   });
 
   it('accepts the redirect shapes real clients register and refuses unsafe ones', async () => {

@@ -12,6 +12,7 @@ import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 const CLIENT_ID = 'https://client.test/oauth/refresh-test.json';
 const SECRET = 'bridge-secret-for-refresh-tests';
 const REFRESH_KEY = randomBytes(32).toString('hex');
+const ADMIN_TOKENS = { write: `write-${randomBytes(12).toString('hex')}`, read: `read-${randomBytes(12).toString('hex')}` };
 
 /** The same flows on two instances behind one Base URL (a load balancer), sharing one Redis. */
 function instanceFlows(port: number, baseUrl: string, issuer: string): FlowNode[] {
@@ -49,7 +50,7 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_REDIS_URL: redis.url };
     const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
     [one, two] = await Promise.all([
-      startNodeRed(instanceFlows(portOne, base, idp.issuer), { env, credentials }),
+      startNodeRed(instanceFlows(portOne, base, idp.issuer), { env, credentials, adminTokens: ADMIN_TOKENS }),
       startNodeRed(instanceFlows(portTwo, base, idp.issuer), { env, credentials }),
     ]);
     await waitForEndpoint(`${base}/tools`);
@@ -106,11 +107,18 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     idp.setGroups('alice', ['mcp-users', 'admins']);
   });
 
-  it('revoking a refresh token ends the session and withdraws the remembered consent', async () => {
+  /** Authorize, provider login and the bridge's callback for alice: the browser's view of the callback. */
+  async function callbackFor(username: string) {
+    const begun = await beginRawSignIn({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: `http://localhost:${await freePort()}/callback` });
+    return fetch(await idp.signIn(begun.providerUrl, username), { redirect: 'manual', headers: { cookie: begun.cookie } });
+  }
+
+  it('revoking a refresh token ends the session, audits whose it was, and keeps the remembered consent', async () => {
     const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
     const client = await signedInClient(`${base}/tools`, provider, idp, 'alice');
     await client.close();
     const { refresh_token: refreshToken } = provider.tokens();
+    const since = one.output().length;
     const revoke = await fetch(`${base}/oauth/team/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -119,9 +127,46 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     assert.equal(revoke.status, 200);
     const refused = await refreshAt(base, refreshToken);
     assert.equal(refused.body.error, 'invalid_grant');
-    // The next sign-in asks for consent again instead of going straight back to the client.
-    const begun = await beginRawSignIn({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: `http://localhost:${await freePort()}/callback` });
-    const callback = await fetch(await idp.signIn(begun.providerUrl, 'alice'), { redirect: 'manual', headers: { cookie: begun.cookie } });
+    // Every audit line says whose token it was (issue 14, item 8).
+    await one.waitForOutput(/"event":"oauth\.revoke","outcome":"revoked","tokenType":"refresh_token","subject":"alice","client":"client\.test","session":"[A-Za-z0-9_-]{12}"/, since);
+    // Clients revoke their old tokens on every new login (Claude Code does): the user's approval stays.
+    const callback = await callbackFor('alice');
+    await callback.body?.cancel();
+    assert.equal(callback.status, 302, 'no consent page after the client revoked its token');
+    assert.ok(new URL(callback.headers.get('location')!).searchParams.get('code'));
+  });
+
+  it('lets the admin withdraw a remembered consent through the editor\'s admin API, guarded by its permissions', async () => {
+    const withdraw = (token: string | undefined, body: unknown, id = 'auth') =>
+      fetch(`${one.adminUrl}/mcp-auth/${id}/consent/withdraw`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    const request = { subject: 'alice', client_id: CLIENT_ID };
+    for (const token of [undefined, ADMIN_TOKENS.read]) {
+      const denied = await withdraw(token, request);
+      await denied.body?.cancel();
+      assert.equal(denied.status, 401, `token ${token ? 'read-only' : 'missing'}`);
+    }
+    const stillRemembered = await callbackFor('alice');
+    await stillRemembered.body?.cancel();
+    assert.equal(stillRemembered.status, 302, 'a refused withdrawal changes nothing');
+
+    const incomplete = await withdraw(ADMIN_TOKENS.write, { subject: 'alice' });
+    assert.equal(incomplete.status, 400);
+    assert.equal((await incomplete.json()).error, 'invalid_consent_withdrawal');
+    const unknown = await withdraw(ADMIN_TOKENS.write, request, 'no-such-node');
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+
+    const since = one.output().length;
+    const withdrawn = await withdraw(ADMIN_TOKENS.write, request);
+    assert.equal(withdrawn.status, 200);
+    assert.deepEqual(await withdrawn.json(), { withdrawn: true });
+    await one.waitForOutput(/"event":"oauth\.consent","outcome":"withdrawn","subject":"alice","client":"client\.test"/, since);
+    // The next sign-in asks again, on either instance (the approval lived in the shared Redis).
+    const callback = await callbackFor('alice');
     assert.equal(callback.status, 200);
     assert.match(await callback.text(), /<form method="post" action="\/oauth\/team\/consent"/);
   });

@@ -20,7 +20,6 @@ describe('clientLabel', () => {
   it("names a client whose name contains Codex 'codex', whatever its host", () => {
     assert.equal(clientLabel('https://openai.com/codex.json', 'OpenAI Codex'), 'codex');
     assert.equal(clientLabel('https://tools.example.com/c.json', 'codex cli'), 'codex');
-    assert.equal(clientLabel('not a url', 'CODEX'), 'codex');
   });
 
   it('names any other client by its host', () => {
@@ -48,13 +47,30 @@ describe('clientLabel', () => {
   });
 });
 
+const REGISTERED_ID = `mcp-dyn-${'A'.repeat(32)}`;
+
 describe('clientLabel for registered clients (ids without a host)', () => {
-  it('recognises well-known client names and calls the rest "registered"', () => {
-    assert.equal(clientLabel('mcp-dyn-abc', 'Cursor'), 'cursor');
-    assert.equal(clientLabel('mcp-dyn-abc', 'Visual Studio Code'), 'vscode');
-    assert.equal(clientLabel('mcp-dyn-abc', 'Claude Code (team)'), 'claude');
-    assert.equal(clientLabel('mcp-dyn-abc', 'MCP Inspector'), 'mcp-inspector');
-    assert.equal(clientLabel('mcp-dyn-abc', 'My homemade agent'), 'registered');
-    assert.equal(clientLabel('mcp-dyn-abc'), 'unknown');
+  it('recognises well-known client names under "registered:" and calls the rest "registered"', () => {
+    assert.equal(clientLabel(REGISTERED_ID, 'Cursor'), 'registered:cursor');
+    assert.equal(clientLabel(REGISTERED_ID, 'Visual Studio Code'), 'registered:vscode');
+    assert.equal(clientLabel(REGISTERED_ID, 'MCP Inspector'), 'registered:mcp-inspector');
+    assert.equal(clientLabel(REGISTERED_ID, 'My homemade agent'), 'registered');
+    assert.equal(clientLabel(REGISTERED_ID), 'registered');
+  });
+
+  it('never gives a registered client the label of a verified one, whatever name it registered', () => {
+    // Registration is open to anyone: the name is the registrant's claim, not the client's identity.
+    for (const [name, label] of [
+      ['Claude Code', 'registered:claude'],
+      ['Claude Code (team)', 'registered:claude'],
+      ['OpenAI Codex', 'registered:codex'],
+      ['codex', 'registered:codex'],
+      ['ChatGPT', 'registered:chatgpt'],
+    ] as const) {
+      assert.equal(clientLabel(REGISTERED_ID, name), label, name);
+      assert.notEqual(clientLabel(REGISTERED_ID, name), clientLabel('https://claude.ai/oauth/claude-code-client-metadata', name));
+    }
+    // Nor does any other id without a metadata document behind it.
+    assert.equal(clientLabel('not a url', 'CODEX'), 'registered:codex');
   });
 });

@@ -32,7 +32,7 @@ interface Harness {
   refresh: RevokeRefreshToken;
 }
 
-const harness: Harness = { store: new MemoryStore(), audit: [], refreshCalls: [], refresh: async () => false };
+const harness: Harness = { store: new MemoryStore(), audit: [], refreshCalls: [], refresh: async () => undefined };
 let server: Server;
 let port = 0;
 
@@ -64,7 +64,7 @@ beforeEach(async () => {
   harness.store = new MemoryStore();
   harness.audit = [];
   harness.refreshCalls = [];
-  harness.refresh = async () => false;
+  harness.refresh = async () => undefined;
 });
 
 function revoke(form: string | Record<string, string>, options: { method?: string; contentType?: string } = {}): Promise<Reply> {
@@ -150,11 +150,14 @@ describe('POST /oauth/<slug>/revoke', () => {
     assert.deepEqual(harness.audit.map((event) => event.outcome), ['not_found', 'revoked', 'not_found']);
   });
 
-  it('hands tokens that are not access tokens to the refresh service, with the client id', async () => {
-    harness.refresh = async (token, clientId) => token === 'refresh-1' && clientId === CLIENT_ID;
+  it('hands tokens that are not access tokens to the refresh service, with the client id, and audits whose session ended', async () => {
+    harness.refresh = async (token, clientId) =>
+      token === 'refresh-1' && clientId === CLIENT_ID ? { subject: 'alice', client: 'registered:vscode', session: 'abcdef123456' } : undefined;
     assertEmpty200(await revoke({ token: 'refresh-1', client_id: CLIENT_ID }));
     assert.deepEqual(harness.refreshCalls, [['refresh-1', CLIENT_ID]]);
-    assert.deepEqual(harness.audit, [{ event: 'oauth.revoke', outcome: 'revoked', tokenType: 'refresh_token' }]);
+    assert.deepEqual(harness.audit, [
+      { event: 'oauth.revoke', outcome: 'revoked', tokenType: 'refresh_token', subject: 'alice', client: 'registered:vscode', session: 'abcdef123456' },
+    ]);
   });
 
   it('asks the refresh service first when hinted, and still finds an access token after', async () => {

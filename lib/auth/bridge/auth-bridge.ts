@@ -77,13 +77,6 @@ export class AuthBridge {
     };
   }
 
-  /** Ending a session by revocation also withdraws the user's remembered consent for that client. */
-  private async revokeSession(token: string, clientId: string): Promise<boolean> {
-    const ended = await this.context.refresh?.revokeRefreshToken(token, clientId);
-    if (ended) await this.context.consent.forget(ended.subject, ended.clientId);
-    return ended !== undefined;
-  }
-
   get size(): number {
     return this.endpoints.size;
   }
@@ -104,8 +97,7 @@ export class AuthBridge {
           namespace: this.auth.namespace,
           logger: this.auth.logger,
           audit: this.auth.audit,
-          forgetApproval: (subject: string, clientId: string) => this.context.consent.forget(subject, clientId),
-          ...(this.context.refresh ? { revokeRefreshToken: (token: string, clientId: string) => this.revokeSession(token, clientId) } : {}),
+          ...(this.context.refresh ? { revokeRefreshToken: this.context.refresh.revokeRefreshToken } : {}),
         }),
       ],
       ...(this.auth.registration.enabled

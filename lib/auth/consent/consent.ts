@@ -44,7 +44,10 @@ export interface Consent<P = unknown> {
    * is remembered when the policy says so; a denial withdraws any remembered approval.
    */
   complete(req: IncomingMessage, res: ServerResponse): Promise<ConsentOutcome<P>>;
-  /** Withdraws every remembered approval of this client by this user (on refresh-token revocation). */
+  /**
+   * Withdraws every remembered approval of this client by this user: the admin's withdrawal route.
+   * Token revocation by the client does not call it (the approval is the user's, not the client's).
+   */
   forget(subject: string, clientId: string): Promise<void>;
 }
 

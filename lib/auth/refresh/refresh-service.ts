@@ -7,6 +7,7 @@ import { isStorageUnavailable, type Store } from '../../storage/store.js';
 import type { SignedInIdentity } from '../bridge/bridge-context.js';
 import { OAuthFailure } from '../oauth-error.js';
 import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
+import type { RevokedSession } from '../registration/revoke.js';
 import type { UpstreamRefresher } from '../upstream/upstream-refresh.js';
 import { accessLifetimeSeconds, issueAccessToken } from './access-tokens.js';
 import { claimed, isClaimLive, newClaimOwner } from './claims.js';
@@ -78,8 +79,11 @@ export interface RefreshService {
    * temporarily_unavailable with Retry-After (session kept). Never throws anything else.
    */
   refresh(request: RefreshRequest): Promise<RefreshedTokens>;
-  /** RFC 7009: ends the session of any of its refresh tokens. Unknown tokens, or another client's, are ignored. */
-  revokeRefreshToken(token: string, clientId?: string): Promise<{ subject: string; clientId: string } | undefined>;
+  /**
+   * RFC 7009: ends the session of any of its refresh tokens and says whose it was (for the audit
+   * line). Unknown tokens, or another client's, are ignored (undefined).
+   */
+  revokeRefreshToken(token: string, clientId?: string): Promise<RevokedSession | undefined>;
   /**
    * The provider's refresh token sealed (AES-GCM under the refresh key, which storage never holds)
    * for the sign-in and code records between callback and code exchange, so storage never holds it
@@ -266,8 +270,7 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     throw await revokeFor(ctx, session, record, about, 'replay', cached ? 'grace_request_differs' : 'grace_response_missing');
   }
 
-  /** Says whose session ended (so the caller can withdraw that user's consent), or undefined. */
-  async function revokeRefreshToken(token: string, clientId?: string): Promise<{ subject: string; clientId: string } | undefined> {
+  async function revokeRefreshToken(token: string, clientId?: string): Promise<RevokedSession | undefined> {
     if (typeof token !== 'string' || token === '' || token.length > 512) return undefined;
     const index = await ctx.sessions.findToken(sha256(token));
     if (!index) return undefined;
@@ -276,8 +279,9 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     // RFC 7009 §2.1: a client may revoke only its own tokens; another's is treated as invalid.
     if (clientId !== undefined && clientId !== loaded.record.clientId) return undefined;
     await endSession(ctx, index.session, loaded.record);
-    ctx.audit('revoked', { subject: loaded.record.identity.subject, client: loaded.record.client, session: sessionLabel(index.session) }, 'client_revocation');
-    return { subject: loaded.record.identity.subject, clientId: loaded.record.clientId };
+    const ended: RevokedSession = { subject: loaded.record.identity.subject, client: loaded.record.client, session: sessionLabel(index.session) };
+    ctx.audit('revoked', { ...ended }, 'client_revocation');
+    return ended;
   }
 
   function sealUpstreamForCode(upstreamRefreshToken: string, binding: string): string {

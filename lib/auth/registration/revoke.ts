@@ -7,18 +7,25 @@ import { formFailure, invalidRequest, OAuthFailure, sendOAuthFailure, temporaril
 import { sha256 } from '../secrets.js';
 import type { RevocationAuditEvent } from './registration-audit.js';
 
+/** Whose session a revoked refresh token ended, for the audit line. */
+export interface RevokedSession {
+  readonly subject: string;
+  /** The client label (as in msg.mcp.client), not the client_id. */
+  readonly client: string;
+  /** The 12-character session label. */
+  readonly session: string;
+}
+
 /**
- * Revokes a refresh token for `clientId` (ending its session). Resolves true when a token of that
- * client was found and revoked; false or nothing when there was none. Should reject with
- * StorageUnavailableError (or an OAuthFailure to send as is) when it could not decide.
+ * Revokes a refresh token for `clientId` (ending its session). Resolves with whose session ended
+ * when a token of that client was found and revoked; undefined when there was none. Should reject
+ * with StorageUnavailableError (or an OAuthFailure to send as is) when it could not decide.
  */
-export type RevokeRefreshToken = (token: string, clientId: string) => Promise<boolean | void>;
+export type RevokeRefreshToken = (token: string, clientId: string) => Promise<RevokedSession | undefined>;
 
 export interface RevocationContext {
   readonly store: Store;
   readonly namespace: string;
-  /** Withdraws the user's remembered consent for the client whose token was revoked. */
-  readonly forgetApproval?: (subject: string, clientId: string) => Promise<void>;
   /** Supplied once refresh tokens exist; without it only access tokens can be revoked. */
   readonly revokeRefreshToken?: RevokeRefreshToken;
   readonly logger: Logger;
@@ -33,6 +40,10 @@ type Outcome = 'revoked' | 'mismatch' | 'absent';
  * turns out to be (unknown, expired, another client's, already revoked) the answer is the same empty
  * 200 (RFC 7009 §2.2), so the endpoint is no oracle for which tokens are alive. `token_type_hint`
  * only decides which kind is looked for first (§2.1); an unknown hint is ignored.
+ *
+ * Revocation ends tokens, never the user's remembered consent: clients revoke their old tokens
+ * routinely (Claude Code on every `claude mcp login`), and the approval is the user's to withdraw
+ * (the consent page's Deny, or the admin route of the mcp-auth node).
  *
  * 400 `invalid_request` for a missing `token` or `client_id`, a repeated parameter or a body that is
  * not a form; 413 over 16 KiB; 405 for other methods; 503 `temporarily_unavailable` when storage
@@ -71,11 +82,10 @@ async function revokeAccess(ctx: RevocationContext, token: string, clientId: str
   const grant = decodeRecord<AccessGrant>(await ctx.store.get(key));
   if (grant === undefined) return 'absent';
   if (grant.clientId !== clientId) {
-    ctx.audit({ event: 'oauth.revoke', outcome: 'not_found', reason: 'client_mismatch', tokenType: 'access_token', client: grant.client });
+    ctx.audit({ event: 'oauth.revoke', outcome: 'not_found', reason: 'client_mismatch', tokenType: 'access_token', subject: grant.identity.subject, client: grant.client });
     return 'mismatch';
   }
   await ctx.store.delete(key);
-  await ctx.forgetApproval?.(grant.identity.subject, grant.clientId);
   ctx.audit({
     event: 'oauth.revoke',
     outcome: 'revoked',
@@ -89,8 +99,9 @@ async function revokeAccess(ctx: RevocationContext, token: string, clientId: str
 
 async function revokeRefresh(ctx: RevocationContext, token: string, clientId: string): Promise<Outcome> {
   if (!ctx.revokeRefreshToken) return 'absent';
-  if ((await ctx.revokeRefreshToken(token, clientId)) !== true) return 'absent';
-  ctx.audit({ event: 'oauth.revoke', outcome: 'revoked', tokenType: 'refresh_token' });
+  const ended = await ctx.revokeRefreshToken(token, clientId);
+  if (ended === undefined) return 'absent';
+  ctx.audit({ event: 'oauth.revoke', outcome: 'revoked', tokenType: 'refresh_token', subject: ended.subject, client: ended.client, session: ended.session });
   return 'revoked';
 }
 
