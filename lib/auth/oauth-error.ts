@@ -13,6 +13,8 @@ export class OAuthFailure extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** A finer cause for the audit log (e.g. `verifier_mismatch`); the client only sees `error`. */
   reason: string | undefined;
+  /** Whose request it was, when known, for the audit line (never shown to the client). */
+  about: { readonly subject?: string; readonly client?: string } | undefined;
 
   constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
     super(`${error}: ${description}`);

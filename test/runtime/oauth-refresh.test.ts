@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { answer, oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
 import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { beginRawSignIn, claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
+import { beginRawSignIn, claudeLikeDocument, exchangeCode, postToken, rawSignIn, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
@@ -105,6 +105,20 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     const call = await callWith(base, first.access_token);
     assert.equal(call.status, 401, 'the session\'s access tokens end with it');
     idp.setGroups('alice', ['mcp-users', 'admins']);
+  });
+
+  it('revokes the refresh session and its access token when a code is used twice', async () => {
+    const options = { base, slug: 'team', clientId: CLIENT_ID, redirectUri: `http://localhost:${await freePort()}/callback`, idp, username: 'alice' };
+    const signedIn = await rawSignIn(options);
+    assert.ok(signedIn.code, signedIn.error ?? '');
+    const exchange = { ...options, code: signedIn.code, verifier: signedIn.verifier };
+    const first = await exchangeCode(exchange);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.ok(first.body.refresh_token, 'offline_access was granted');
+    const replay = await exchangeCode(exchange);
+    assert.equal(replay.body.error, 'invalid_grant');
+    assert.equal((await callWith(base, first.body.access_token)).status, 401, 'the access token from the code is revoked');
+    assert.equal((await refreshAt(`http://127.0.0.1:${portTwo}`, first.body.refresh_token)).body.error, 'invalid_grant', 'so is the refresh token, on every instance');
   });
 
   /** Authorize, provider login and the bridge's callback for alice: the browser's view of the callback. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { answer, oauthServer, oidcAuth, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
 import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, repoRoot, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
@@ -264,17 +265,21 @@ describe(`OAuth bridge rejections on ${nodeRedPackage}`, () => {
     assert.equal(right.body.access_token, undefined);
   });
 
-  it('7. refuses a replayed code (invalid_grant)', async () => {
+  it('7. refuses a replayed code (invalid_grant) and revokes the token the first use got (OAuth 2.1 §4.1.3)', async () => {
     const signedIn = await rawSignIn(signIn());
     assert.ok(signedIn.code);
     const exchange = { ...signIn(), code: signedIn.code, verifier: signedIn.verifier };
     const first = await exchangeCode(exchange);
     assert.equal(first.status, 200);
     assert.ok(first.body.access_token);
+    assert.equal((await callTool(urlA, first.body.access_token)).status, 200);
+    const since = nodeRed.output().length;
     const replay = await exchangeCode(exchange);
     assert.equal(replay.status, 400);
     assert.equal(replay.body.error, 'invalid_grant');
     assert.equal(replay.body.access_token, undefined);
+    assert.equal((await callTool(urlA, first.body.access_token)).status, 401, 'a code used twice leaves no token working');
+    await nodeRed.waitForOutput(/"event":"oauth\.token","outcome":"refused","reason":"code_replay","subject":"alice","client":"client\.test"/, since);
   });
 
   it('8. refuses a code presented by another (pinned) client, and the code is spent', async () => {
@@ -474,6 +479,41 @@ describe(`OAuth bridge rejections on ${nodeRedPackage}`, () => {
       await response.body?.cancel();
       const cors = [...response.headers.keys()].filter((header) => header.startsWith('access-control-'));
       assert.deepEqual(cors, [], `${name} (HTTP ${response.status}) sent ${cors.join(', ')}`);
+    }
+  });
+
+  it('14a. answers 503 while Redis hangs during a code exchange, and the same code works once Redis answers', async () => {
+    const admin = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await admin.connect();
+    try {
+      // Two ways Redis hangs: the whole server (SIGSTOP), or only writes (CLIENT PAUSE WRITE, while
+      // reads still answer). Either way the bridge's command gets no answer, and runs when Redis resumes.
+      const hangs = [
+        { name: 'server frozen', start: async () => redis.freeze(), end: async () => redis.thaw() },
+        { name: 'writes paused', start: () => admin.call('CLIENT', 'PAUSE', '60000', 'WRITE'), end: () => admin.call('CLIENT', 'UNPAUSE') },
+      ];
+      for (const hang of hangs) {
+        const signedIn = await rawSignIn(signIn());
+        assert.ok(signedIn.code);
+        const exchange = { ...signIn(), code: signedIn.code, verifier: signedIn.verifier };
+        await hang.start();
+        let during;
+        try {
+          during = await exchangeCode(exchange);
+        } finally {
+          await hang.end();
+        }
+        assert.equal(during.status, 503, `${hang.name}: ${JSON.stringify(during.body)}`);
+        assert.equal(during.body.error, 'temporarily_unavailable');
+        assert.equal(during.body.access_token, undefined);
+        // The client retries with the same code: it was not used up by the answerless attempt.
+        const retry = await exchangeCode(exchange);
+        assert.equal(retry.status, 200, `${hang.name}: ${JSON.stringify(retry.body)}`);
+        assert.equal((await callTool(urlA, retry.body.access_token)).status, 200);
+        assert.equal((await exchangeCode(exchange)).body.error, 'invalid_grant', `${hang.name}: and then it is spent`);
+      }
+    } finally {
+      admin.disconnect();
     }
   });
 

@@ -18,8 +18,9 @@ export interface FinishedSignIn {
 export async function issueCodeAndRedirect(ctx: BridgeContext, res: ServerResponse, finished: FinishedSignIn): Promise<void> {
   const { issued, clientState } = finished;
   const code = newOpaqueToken();
+  const record: IssuedCode = { ...issued, expiresAt: Date.now() + SIGN_IN_TTL_SECONDS * 1000 };
   try {
-    await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }, encodeRecord(issued), SIGN_IN_TTL_SECONDS);
+    await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }, encodeRecord(record), SIGN_IN_TTL_SECONDS);
   } catch (error) {
     ctx.logger.error(`authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
     ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: 'storage_unavailable', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });

@@ -27,6 +27,8 @@ export interface IssuedCode {
   readonly identity: SignedInIdentity;
   /** The provider's refresh token, sealed by the refresh service (never stored in clear). */
   readonly upstreamRefresh?: { readonly sealed: string; readonly binding: string };
+  /** Epoch ms: when the code expires (a failed exchange puts it back for no longer than that). */
+  readonly expiresAt?: number;
 }
 
 /** Stored per access token, keyed by the token's hash. */

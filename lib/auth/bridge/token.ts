@@ -2,21 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { sendJson } from '../../http/responses.js';
 import { readForm } from '../../http/read-form.js';
-import { formFailure, invalidClient, invalidGrant, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { formFailure, invalidClient, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { isRegisteredClientId, UnknownRegisteredClient } from '../registration/registered-clients.js';
-import { isValidVerifier, verifierMatches } from '../pkce.js';
+import { isValidVerifier } from '../pkce.js';
 import { sessionLabel, sha256 } from '../secrets.js';
 import { issueAccessToken } from '../refresh/access-tokens.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import { OFFLINE_ACCESS, type BridgeContext } from './bridge-context.js';
-import { decodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
-
-/** RFC 6749 forms are small; anything bigger is not a token request. */
+import { redeemCode, type IssuedFromCode } from './code-redemption.js';
+import type { IssuedCode } from './records.js';
 
 /**
- * POST /oauth/<slug>/token. Public clients only (PKCE instead of a secret). The code is taken from
- * storage before anything is compared, so a code presented twice, or by the wrong client, is spent.
- * The refresh_token grant plugs in here in a later version.
+ * POST /oauth/<slug>/token. Public clients only (PKCE instead of a secret). A code works once: a
+ * second use is refused and revokes what the first one got; a code presented by the wrong client is
+ * spent; a storage failure answers 503 and leaves the code for the retry (see redeemCode).
  */
 export function createTokenHandler(ctx: BridgeContext) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -35,7 +34,7 @@ export function createTokenHandler(ctx: BridgeContext) {
       if (error instanceof OAuthFailure) {
         // The refresh service writes its own oauth.refresh lines.
         if (error.error !== 'temporarily_unavailable' && grantType !== 'refresh_token') {
-          ctx.audit({ event: 'oauth.token', outcome: 'refused', reason: error.reason ?? error.error });
+          ctx.audit({ event: 'oauth.token', outcome: 'refused', reason: error.reason ?? error.error, ...error.about });
         }
         return sendOAuthFailure(res, error);
       }
@@ -54,36 +53,46 @@ async function exchangeCode(ctx: BridgeContext, form: Map<string, string>, res: 
   if (!isValidVerifier(verifier)) throw invalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
 
   await ensureStillRegistered(ctx, clientId);
-  const issued = decodeRecord<IssuedCode>(await ctx.store.take({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }));
-  if (!issued) throw invalidGrant('The authorization code is invalid, expired or already used.', 'code_unknown');
-  if (issued.clientId !== clientId) throw invalidGrant('The authorization code was issued to another client.', 'client_mismatch');
-  if (issued.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the authorization request.', 'redirect_mismatch');
-  if (!verifierMatches(verifier, issued.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge.', 'verifier_mismatch');
   const resource = form.get('resource');
-  // Codex omits `resource` here; the code already carries the one bound at /authorize.
-  if (resource !== undefined && resource !== issued.resource) throw new OAuthFailure(400, 'invalid_target', 'resource does not match the authorization request.');
+  const presented = { code, clientId, redirectUri, verifier, ...(resource !== undefined ? { resource } : {}) };
+  const { issued, tokens } = await redeemCode(ctx, presented, (issued) => issueTokens(ctx, issued));
+  ctx.audit({ event: 'oauth.token', outcome: 'success', subject: issued.identity.subject, client: issued.client, session: tokens.session });
+  sendJson(res, 200, tokens.answer, { pragma: 'no-cache' });
+}
 
+interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+}
+
+/** The tokens for a checked code: a refresh session when offline_access was granted, else one access token. */
+async function issueTokens(ctx: BridgeContext, issued: IssuedCode): Promise<{ answer: TokenResponse; session: string; issuedFrom: IssuedFromCode }> {
   const grant = { clientId: issued.clientId, client: issued.client, resource: issued.resource, scope: issued.scope, identity: issued.identity };
-  let answer: { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string; refresh_token?: string };
-  let session: string;
   if (ctx.refresh && issued.scope.includes(OFFLINE_ACCESS)) {
     const upstreamRefreshToken = issued.upstreamRefresh ? ctx.refresh.openUpstreamForCode(issued.upstreamRefresh.sealed, issued.upstreamRefresh.binding) : undefined;
     const started = await ctx.refresh.startSession(grant, upstreamRefreshToken);
-    session = started.session;
-    answer = {
-      access_token: started.accessToken,
-      token_type: 'Bearer',
-      expires_in: started.expiresIn,
-      scope: started.scope.join(' '),
-      ...(started.refreshToken ? { refresh_token: started.refreshToken } : {}),
+    return {
+      answer: {
+        access_token: started.accessToken,
+        token_type: 'Bearer',
+        expires_in: started.expiresIn,
+        scope: started.scope.join(' '),
+        ...(started.refreshToken ? { refresh_token: started.refreshToken } : {}),
+      },
+      session: started.session,
+      issuedFrom: { accessToken: sha256(started.accessToken), ...(started.refreshToken ? { session: started.sessionId } : {}) },
     };
-  } else {
-    session = sessionLabel(randomBytes(16).toString('base64url'));
-    const { accessToken, expiresIn } = await issueAccessToken(ctx.store, ctx.namespace, { ...grant, session }, ctx.accessTokenTtlSeconds);
-    answer = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope: issued.scope.join(' ') };
   }
-  ctx.audit({ event: 'oauth.token', outcome: 'success', subject: issued.identity.subject, client: issued.client, session });
-  sendJson(res, 200, answer, { pragma: 'no-cache' });
+  const session = sessionLabel(randomBytes(16).toString('base64url'));
+  const { accessToken, expiresIn, hash } = await issueAccessToken(ctx.store, ctx.namespace, { ...grant, session }, ctx.accessTokenTtlSeconds);
+  return {
+    answer: { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope: issued.scope.join(' ') },
+    session,
+    issuedFrom: { accessToken: hash },
+  };
 }
 
 /** grant_type=refresh_token: rotation, reuse detection and the provider check live in the refresh service. */

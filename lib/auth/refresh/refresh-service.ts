@@ -64,6 +64,8 @@ export interface StartedSession {
   readonly scope: string[];
   /** The 12-character label (AccessGrant.session, audit `session`). */
   readonly session: string;
+  /** The session's storage id, for revokeSession (a replayed code); not a credential. */
+  readonly sessionId: string;
   /** Absent when the provider sent no refresh credential: the session cannot be refreshed. */
   readonly refreshToken?: string;
 }
@@ -84,6 +86,8 @@ export interface RefreshService {
    * line). Unknown tokens, or another client's, are ignored (undefined).
    */
   revokeRefreshToken(token: string, clientId?: string): Promise<RevokedSession | undefined>;
+  /** Ends a session by its id (StartedSession.sessionId) with its access tokens, audited as revoked for `reason`. */
+  revokeSession(sessionId: string, reason: string): Promise<RevokedSession | undefined>;
   /**
    * The provider's refresh token sealed (AES-GCM under the refresh key, which storage never holds)
    * for the sign-in and code records between callback and code exchange, so storage never holds it
@@ -145,7 +149,7 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
       // Every rotation must be confirmed by the provider; without its credential there is nothing to confirm with.
       if (!warnedNoUpstreamToken) logger.warn('the identity provider sent no refresh token (is offline_access granted?); clients get no refresh token');
       warnedNoUpstreamToken = true;
-      return { accessToken: access.accessToken, expiresIn, scope, session: label };
+      return { accessToken: access.accessToken, expiresIn, scope, session: label, sessionId: session };
     }
     const refreshToken = newOpaqueToken();
     const current = sha256(refreshToken);
@@ -166,7 +170,7 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     };
     await ctx.sessions.create(session, record);
     await ctx.sessions.indexToken(current, { version: 1, session, generation: 0 }, absoluteExpiresAt);
-    return { accessToken: access.accessToken, expiresIn, scope, session: label, refreshToken };
+    return { accessToken: access.accessToken, expiresIn, scope, session: label, sessionId: session, refreshToken };
   }
 
   async function refresh(request: RefreshRequest): Promise<RefreshedTokens> {
@@ -284,6 +288,15 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     return ended;
   }
 
+  async function revokeSession(sessionId: string, reason: string): Promise<RevokedSession | undefined> {
+    const loaded = await ctx.sessions.load(sessionId);
+    if (!loaded) return undefined;
+    await endSession(ctx, sessionId, loaded.record);
+    const ended: RevokedSession = { subject: loaded.record.identity.subject, client: loaded.record.client, session: sessionLabel(sessionId) };
+    ctx.audit('revoked', { ...ended }, reason);
+    return ended;
+  }
+
   function sealUpstreamForCode(upstreamRefreshToken: string, binding: string): string {
     return box.seal('code', [ctx.namespace, binding], upstreamRefreshToken);
   }
@@ -298,7 +311,7 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     }
   }
 
-  return Object.freeze({ startSession, refresh, revokeRefreshToken, sealUpstreamForCode, openUpstreamForCode });
+  return Object.freeze({ startSession, refresh, revokeRefreshToken, revokeSession, sealUpstreamForCode, openUpstreamForCode });
 }
 
 function positive(value: number | undefined, fallback: number): number {
