@@ -4,7 +4,7 @@ import type { ClientMetadata } from './clients/client-metadata.js';
 import { ClientMetadataError } from './clients/client-metadata-error.js';
 import { fetchClientMetadata } from './clients/fetch-client-metadata.js';
 import type { HostAllowList } from './clients/host-allow-list.js';
-import { redirectUriAllowed } from './clients/redirect-uri.js';
+import { isLoopbackRedirectUri, redirectUriAllowed } from './clients/redirect-uri.js';
 import { isRegisteredClientId, UnknownRegisteredClient, type RegisteredClientLookup } from './registration/registered-clients.js';
 
 /**
@@ -29,6 +29,7 @@ export function createClientResolver(
           ...(metadata.clientName ? { clientName: metadata.clientName } : {}),
           registered: true,
           redirectUriAllowed: (redirectUri) => redirectUriAllowed(redirectUri, metadata),
+          redirectTrusted: (redirectUri) => isLoopbackRedirectUri(redirectUri) || onAllowListedHttpsHost(redirectUri, allowList),
         };
       }
       let metadata = pinned.get(clientId);
@@ -48,7 +49,17 @@ export function createClientResolver(
         clientId: known.clientId,
         ...(known.clientName ? { clientName: known.clientName } : {}),
         redirectUriAllowed: (redirectUri) => redirectUriAllowed(redirectUri, known),
+        redirectTrusted: () => true,
       };
     },
   };
+}
+
+function onAllowListedHttpsHost(redirectUri: string, allowList: HostAllowList): boolean {
+  try {
+    const url = new URL(redirectUri);
+    return url.protocol === 'https:' && allowList.allows(url.hostname);
+  } catch {
+    return false;
+  }
 }

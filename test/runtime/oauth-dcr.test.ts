@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, oidcAuth, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
 import { waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
-import { authorizeUrl, pkcePair, postToken, RegisteringOAuthProvider, signedInClient } from '../support/oauth-client.js';
+import { authorizeUrl, beginRawSignIn, finishRawSignIn, pkcePair, postToken, RegisteringOAuthProvider, signedInClient } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
@@ -27,7 +27,7 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
         // The tests' own connections come from 127.0.0.1, which plays the reverse proxy here.
         { ...runtimeWithBaseUrl('rt', port), trustedProxies: '127.0.0.1, 10.0.0.0/8' },
         storage('store', 'memory'),
-        { ...oidcAuth('auth', { storage: 'store', issuer: idp.issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET' }), dcrEnabled: true, dcrSchemes: 'cursor' },
+        { ...oidcAuth('auth', { storage: 'store', issuer: idp.issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', clientHosts: 'trusted-redirect.test' }), dcrEnabled: true, dcrSchemes: 'cursor' },
         { ...flowServer('fs', { runtime: 'rt', path: '/tools', wires: ['who'] }), access: 'oauth', auth: 'auth', groups: 'mcp-users' },
         answer('who', `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: msg.mcp.subject + ' via ' + msg.mcp.client };\nreturn msg;`, 'fs'),
         tool('t', { name: 'whoami', endpoint: '/tools' }),
@@ -89,6 +89,96 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
     const token = await postToken(base, 'team', new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: 'http://127.0.0.1:9/cb', client_id: clientId, code_verifier: verifier }).toString());
     assert.equal(token.status, 401);
     assert.equal(token.body.error, 'invalid_client');
+  });
+
+  describe('registered clients whose redirect URI anyone could have registered (RFC 9700 §4.11.2)', () => {
+    const ATTACKER = 'https://attacker.example/cb';
+    const LOOPBACK = 'http://127.0.0.1:49152/callback';
+    const ALLOW_LISTED = 'https://trusted-redirect.test/cb';
+    const clients = new Map<string, string>();
+
+    before(async () => {
+      for (const redirect of [ATTACKER, LOOPBACK, ALLOW_LISTED]) {
+        // From an address of its own (through the trusted proxy), whatever the flood tests used up.
+        const response = await register({ client_name: 'Claude Code', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }, { 'x-forwarded-for': '198.51.100.200' });
+        assert.equal(response.status, 201);
+        clients.set(redirect, (await response.json()).client_id);
+      }
+    });
+
+    const brokenAuthorize = (redirect: string, params: Record<string, string | undefined>) =>
+      fetch(
+        authorizeUrl(base, 'team', {
+          response_type: 'code',
+          client_id: clients.get(redirect),
+          redirect_uri: redirect,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+          state: 'client-state',
+          resource: `${base}/tools`,
+          ...params,
+        }),
+        { redirect: 'manual' },
+      );
+    const broken: Array<Record<string, string | undefined>> = [
+      { response_type: 'token' },
+      { code_challenge: undefined, code_challenge_method: undefined },
+      { resource: `${base}/not-an-endpoint` },
+    ];
+
+    it('shows errors before sign-in on a page of the bridge for a registered https redirect, never redirecting there', async () => {
+      for (const params of broken) {
+        const response = await brokenAuthorize(ATTACKER, params);
+        const page = await response.text();
+        assert.equal(response.status, 400, JSON.stringify(params));
+        assert.equal(response.headers.get('location'), null, `${JSON.stringify(params)}: no redirect to the registered site`);
+        assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+        assert.match(page, /Sign-in stopped/);
+        assert.ok(!page.includes('attacker.example'), 'not even a link there');
+      }
+    });
+
+    it('keeps redirecting errors to loopback and allow-listed redirect URIs', async () => {
+      for (const redirect of [LOOPBACK, ALLOW_LISTED]) {
+        for (const params of broken) {
+          const response = await brokenAuthorize(redirect, params);
+          await response.body?.cancel();
+          assert.equal(response.status, 302, `${redirect} ${JSON.stringify(params)}`);
+          const location = new URL(response.headers.get('location')!);
+          assert.equal(`${location.origin}${location.pathname}`, redirect);
+          assert.ok(location.searchParams.get('error'));
+          assert.equal(location.searchParams.get('state'), 'client-state');
+        }
+      }
+    });
+
+    it('shows a "declined" page when the user denies such a client, and a refusal after sign-in on a page too', async () => {
+      const since = nodeRed.output().length;
+      const signIn = async (redirect: string, username: string, decision: 'approve' | 'deny') => {
+        const begun = await beginRawSignIn({ base, slug: 'team', clientId: clients.get(redirect)!, redirectUri: redirect, resource: `${base}/tools` });
+        return finishRawSignIn(await idp.signIn(begun.providerUrl, username), begun.cookie, decision);
+      };
+      const declined = await signIn(ATTACKER, 'alice', 'deny');
+      assert.equal(declined.status, 200);
+      assert.equal(declined.headers.get('location'), null);
+      assert.match(await declined.text(), /Access declined/);
+      await nodeRed.waitForOutput(/"event":"oauth\.sign_in","outcome":"refused","reason":"consent_denied","subject":"alice","client":"registered:claude"/, since);
+
+      // bob is outside the endpoint's groups: refused after his sign-in, still not sent to the registered site.
+      const refused = await signIn(ATTACKER, 'bob', 'approve');
+      assert.equal(refused.status, 403);
+      assert.equal(refused.headers.get('location'), null);
+      await refused.body?.cancel();
+
+      const loopbackDenied = await signIn(LOOPBACK, 'alice', 'deny');
+      assert.equal(loopbackDenied.status, 302);
+      assert.equal(new URL(loopbackDenied.headers.get('location')!).searchParams.get('error'), 'access_denied');
+
+      // Approving is the user's decision: the code goes to the registered site.
+      const approved = await signIn(ATTACKER, 'alice', 'approve');
+      assert.equal(approved.status, 302);
+      assert.ok(new URL(approved.headers.get('location')!).searchParams.get('code'));
+    });
   });
 
   it('limits a registration flood from one address', async () => {

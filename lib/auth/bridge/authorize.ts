@@ -8,12 +8,13 @@ import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridg
 import { cookieName, setCookie } from '../../http/cookies.js';
 import { encodeRecord, RECORD_KINDS, type PendingSignIn } from './records.js';
 import { singleParams } from '../../http/read-form.js';
-import { redirectError } from './redirects.js';
+import { sendAuthorizationError } from './redirects.js';
 
 /**
  * GET /oauth/<slug>/authorize. Until the client and its redirect URI are verified, errors are shown
  * here (never redirected: an unverified redirect URI is an open redirector); after that they go back
- * to the client. On success the browser continues to the upstream provider's login.
+ * to the client if its redirect URI is trusted, and are still shown here if not (a registered
+ * client's https redirect anywhere). On success the browser continues to the upstream provider's login.
  */
 export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolean) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -40,9 +41,12 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
       return sendOAuthFailure(res, invalidRequest('redirect_uri is not registered in the client metadata document.'));
     }
 
-    // The redirect URI is now trusted: report every further problem to the client.
+    // The redirect URI is now the client's: further problems go back to it when it is trusted, and
+    // are shown here when anyone could have registered it (an open redirect otherwise).
     const clientState = params.get('state');
-    const fail = (error: string, description: string) => redirectError(res, redirectUri, ctx.issuer, error, description, clientState);
+    const redirectTrusted = client.redirectTrusted(redirectUri);
+    const fail = (error: string, description: string) =>
+      sendAuthorizationError(res, { redirectUri, redirectTrusted }, ctx.issuer, error, description, clientState);
 
     if (params.get('response_type') !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
     if (params.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'PKCE with code_challenge_method=S256 is required.');
@@ -64,6 +68,7 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
         ...(client.clientName ? { clientName: client.clientName } : {}),
         ...(client.registered ? { registeredClient: true } : {}),
         redirectUri,
+        redirectTrusted,
         codeChallenge,
         ...(clientState !== undefined ? { clientState } : {}),
         resource: endpoint.resource,

@@ -29,6 +29,14 @@ export interface KnownClient {
   /** Registered through dynamic client registration rather than identified by a metadata document. */
   readonly registered?: boolean;
   readonly redirectUriAllowed: (redirectUri: string) => boolean;
+  /**
+   * May errors be sent to this (allowed) redirect URI before the user approved the client? True for
+   * metadata-document clients (their host is allow-listed, or the admin pinned them) and for
+   * registered clients redirecting to loopback or to an allow-listed https host. Anyone may register
+   * any https URI, so any other registered redirect would make the bridge an open redirector
+   * (RFC 9700 §4.11.2): its errors are shown on a page of the bridge instead.
+   */
+  readonly redirectTrusted: (redirectUri: string) => boolean;
 }
 
 export interface ClientResolver {

@@ -10,7 +10,7 @@ import { OFFLINE_ACCESS, type BridgeContext, type SignedInIdentity } from './bri
 import { clearCookie, cookieName, readCookie } from '../../http/cookies.js';
 import { issueCodeAndRedirect, type FinishedSignIn } from './issue-code.js';
 import { decodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
-import { redirectError } from './redirects.js';
+import { sendAuthorizationError } from './redirects.js';
 
 /** Provider error codes passed through to the client as they are; anything else becomes access_denied. */
 const RELAYED_ERRORS = new Set(['access_denied', 'temporarily_unavailable', 'server_error', 'login_required', 'consent_required', 'interaction_required']);
@@ -50,7 +50,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
     const endpoint = ctx.endpointForResource(pending.resource);
     const refuse = (error: string, description: string, reason: string, subject?: string) => {
       ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason, client, endpoint: endpoint?.path, ...(subject ? { subject } : {}) });
-      redirectError(res, pending.redirectUri, ctx.issuer, error, description, pending.clientState);
+      sendAuthorizationError(res, pending, ctx.issuer, error, description, pending.clientState);
     };
 
     const providerError = url.searchParams.get('error');
@@ -87,7 +87,12 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       identity: { subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), groups: identity.groups },
       ...(ctx.refresh && identity.upstreamRefreshToken ? { upstreamRefresh: sealUpstream(ctx.refresh, identity.upstreamRefreshToken) } : {}),
     };
-    const finished: FinishedSignIn = { issued, endpointPath: endpoint.path, ...(pending.clientState !== undefined ? { clientState: pending.clientState } : {}) };
+    const finished: FinishedSignIn = {
+      issued,
+      endpointPath: endpoint.path,
+      redirectTrusted: pending.redirectTrusted === true,
+      ...(pending.clientState !== undefined ? { clientState: pending.clientState } : {}),
+    };
     // One upstream client serves every MCP client, so the user approves each client once.
     const request: ConsentRequest = {
       clientId: pending.clientId,

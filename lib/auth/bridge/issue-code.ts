@@ -2,13 +2,15 @@ import type { ServerResponse } from 'node:http';
 import { newOpaqueToken, sha256 } from '../secrets.js';
 import { SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
 import { encodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
-import { redirectError, redirectWith } from './redirects.js';
+import { redirectWith, sendAuthorizationError } from './redirects.js';
 
 /** What a sign-in needs to finish once the user is known and allowed: at callback, or after consent. */
 export interface FinishedSignIn {
   readonly issued: IssuedCode;
   readonly clientState?: string;
   readonly endpointPath: string;
+  /** Whether errors may go back to issued.redirectUri (PendingSignIn.redirectTrusted). */
+  readonly redirectTrusted?: boolean;
 }
 
 /**
@@ -24,7 +26,8 @@ export async function issueCodeAndRedirect(ctx: BridgeContext, res: ServerRespon
   } catch (error) {
     ctx.logger.error(`authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
     ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: 'storage_unavailable', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });
-    return redirectError(res, issued.redirectUri, ctx.issuer, 'temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', clientState);
+    const destination = { redirectUri: issued.redirectUri, ...(finished.redirectTrusted !== undefined ? { redirectTrusted: finished.redirectTrusted } : {}) };
+    return sendAuthorizationError(res, destination, ctx.issuer, 'temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', clientState);
   }
   ctx.audit({ event: 'oauth.sign_in', outcome: 'success', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });
   redirectWith(res, issued.redirectUri, { code, state: clientState, iss: ctx.issuer });

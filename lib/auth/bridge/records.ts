@@ -7,6 +7,8 @@ export interface PendingSignIn {
   /** A dynamically registered client (its name is self-asserted; consent is always asked). */
   readonly registeredClient?: boolean;
   readonly redirectUri: string;
+  /** KnownClient.redirectTrusted for redirectUri; absent (an older record) counts as untrusted. */
+  readonly redirectTrusted?: boolean;
   readonly codeChallenge: string;
   readonly clientState?: string;
   readonly resource: string;

@@ -20,6 +20,11 @@ function splitLoopback(uri: string): LoopbackUri | undefined {
   return { host, port, rest };
 }
 
+/** A plain-http redirect back to this machine (RFC 8252 §7.3), written exactly as the matcher accepts it. */
+export function isLoopbackRedirectUri(uri: string): boolean {
+  return splitLoopback(uri) !== undefined && isParsable(uri);
+}
+
 function isParsable(uri: string): boolean {
   try {
     new URL(uri);
