@@ -230,7 +230,7 @@ describe('POST /oauth/<slug>/register: the clients that need it', () => {
   it('audits each registration with the issued id, and logs it without secrets', async () => {
     const reply = await harness.send(CODEX);
     const event = harness.audit.at(-1)!;
-    assert.deepEqual(event, { event: 'oauth.register', outcome: 'success', clientId: reply.json.client_id, clientName: 'Codex', ip: '127.0.0.1' });
+    assert.deepEqual(event, { event: 'oauth.register', outcome: 'success', clientId: reply.json.client_id, client: 'registered:codex', clientName: 'Codex', ip: '127.0.0.1' });
     assert.ok(harness.logs.includes(`info: registered dynamic client ${reply.json.client_id} (Codex)`));
   });
 

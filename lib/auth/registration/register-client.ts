@@ -10,6 +10,7 @@ import type { RegistrationAuditEvent } from './registration-audit.js';
 import type { RegistrationPolicy } from './registration-policy.js';
 import { newRegisteredClientId, saveRegistration, type RegistrationRecord } from './registration-record.js';
 import { parseRegistrationRequest, RegistrationRefused } from './registration-request.js';
+import { clientLabel } from '../client-label.js';
 
 export interface RegistrationContext {
   readonly store: Store;
@@ -103,6 +104,8 @@ export function createRegistrationHandler(ctx: RegistrationContext): (req: Incom
         event: 'oauth.register',
         outcome: 'success',
         clientId: record.clientId,
+        // The label every later line of this client carries, so the lines can be joined.
+        client: clientLabel(record.clientId, record.clientName),
         ...(record.clientName !== undefined ? { clientName: record.clientName } : {}),
         ...(ip ? { ip } : {}),
       });

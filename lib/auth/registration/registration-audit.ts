@@ -9,6 +9,8 @@ export type RegistrationAuditEvent = {
   /** For refusals: an RFC 7591 error code, `rate_limited_address`, `rate_limited_namespace` or `storage_unavailable`. */
   reason?: string;
   clientId?: string;
+  /** The client's label (`registered:<name>` or `registered`), as in its later audit lines. */
+  client?: string;
   clientName?: string;
   ip?: string;
 };
