@@ -13,6 +13,8 @@ export const DEFAULTS = Object.freeze({
   toolTimeoutSecondsMax: 86_400,
   /** Largest POST body an MCP endpoint reads; larger answers 413 before parsing. */
   maxRequestBodyBytes: 256 * 1024,
+  /** Deepest nesting of arrays and objects a request body may have (the batch array counts as one). */
+  maxRequestJsonDepth: 128,
   /** Largest tool result sent to a client; larger ones are shrunk structurally, with a note. */
   maxResultBytes: 1024 * 1024,
   /** How long closing a listener may wait for open connections before they are cut. */
