@@ -52,12 +52,19 @@ function checkedAgainstOutputSchema(tool: ToolDefinition, result: CallToolResult
   if (result.structuredContent === undefined) {
     return toolError(`Tool "${tool.name}" declares an output schema but its flow returned no structured content.`);
   }
-  const problems = tool.checkStructuredContent(result.structuredContent);
+  // The client receives the JSON text of the value, not the value: Infinity and NaN become null,
+  // undefined members vanish, a Date becomes a string. Checking the value itself let a number the
+  // schema requires pass and then arrive as null, so the JSON form is what is checked and sent (one
+  // more stringify and parse of the structured content, only for tools with an output schema).
+  // The clamp has already written the whole result as JSON once, so this cannot throw.
+  const sent: unknown = JSON.parse(JSON.stringify(result.structuredContent));
+  if (!isPlainObject(sent)) return toolError(`Tool "${tool.name}" returned structured content that is not a JSON object.`);
+  const problems = tool.checkStructuredContent(sent);
   if (problems.length > 0) {
     const shortened = result._meta?.[TRUNCATION_META_KEY] !== undefined ? ', once shortened to fit the result size limit,' : '';
     return toolError(`Tool "${tool.name}" returned structured content that${shortened} does not match its output schema: ${describeProblems(problems)}`);
   }
-  return result;
+  return { ...result, structuredContent: sent };
 }
 
 /**

@@ -139,6 +139,24 @@ describe('resultFromOutcome', () => {
     });
   });
 
+  it('checks the structured content as the client will receive it: Infinity and NaN arrive as null', () => {
+    for (const temp of [Infinity, -Infinity, NaN]) {
+      const plain = resultFromOutcome(structuredTool, { kind: 'answered', result: { temp } }, LIMIT);
+      assert.equal(plain.isError, true, String(temp));
+      assert.match(text(plain), /"forecast" returned structured content that does not match its output schema: \/temp: must be number/);
+      const full: CallToolResult = { content: [], structuredContent: { temp } };
+      assert.equal(resultFromOutcome(structuredTool, { kind: 'answered', result: full }, LIMIT).isError, true, `full result, ${temp}`);
+    }
+  });
+
+  it('sends the JSON form it checked: members JSON drops are gone, a Date is its string', () => {
+    const when = new Date('2026-01-02T03:04:05Z');
+    const result = resultFromOutcome(structuredTool, { kind: 'answered', result: { temp: 4, note: undefined, when } }, LIMIT);
+    assert.equal(result.isError, undefined);
+    assert.deepEqual(result.structuredContent, { temp: 4, when: '2026-01-02T03:04:05.000Z' });
+    assert.equal(Object.hasOwn(result.structuredContent!, 'note'), false);
+  });
+
   it('passes a full result that is itself an error without checking the output schema', () => {
     const failed: CallToolResult = { content: [{ type: 'text', text: 'nope' }], isError: true };
     assert.equal(resultFromOutcome(structuredTool, { kind: 'answered', result: failed }, LIMIT), failed);
