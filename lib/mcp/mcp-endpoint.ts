@@ -4,6 +4,7 @@ import {
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   ProtocolError,
+  ProtocolErrorCode,
   Server,
   type AuthInfo,
   type CallToolRequest,
@@ -260,7 +261,9 @@ export class McpEndpoint {
     const name = request.params.name;
     const tool = catalog.find(name);
     if (!tool) {
-      return finish(undefined, 'unknown_tool', toolError(`Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`))!;
+      // A protocol fault, not a tool failure: MCP and the official SDK answer it with -32602.
+      finish(undefined, 'unknown_tool', undefined);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);
     }
     const args = request.params.arguments ?? {};
     // The SDK has already refused arguments that are not an object (InvalidParams).

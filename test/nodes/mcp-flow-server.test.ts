@@ -109,7 +109,7 @@ describe('mcp-flow-server', () => {
     assert.equal(textOf(response.body), 'Tool "echo" failed: the database is down');
   });
 
-  it('answers invalid arguments itself with an isError result naming the argument; the flow sees nothing', async () => {
+  it('answers invalid arguments itself with an isError result naming the argument, an unknown tool with -32602; the flow sees neither', async () => {
     const port = await freePort();
     const { received } = await serve(port);
 
@@ -123,9 +123,11 @@ describe('mcp-flow-server', () => {
     assert.equal(missing.body.result.isError, true);
     assert.match(textOf(missing.body), /- text: is required/);
 
+    // An unknown tool is a protocol fault (JSON-RPC -32602), not a tool failure.
     const unknown = await callTool(port, 'nope', {});
-    assert.equal(unknown.body.result.isError, true);
-    assert.match(textOf(unknown.body), /Unknown tool "nope"/);
+    assert.equal(unknown.body.result, undefined);
+    assert.equal(unknown.body.error.code, -32602);
+    assert.match(unknown.body.error.message, /Unknown tool "nope"/);
 
     await settleDeliveries();
     assert.equal(received.length, 0);
