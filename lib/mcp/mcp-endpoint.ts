@@ -19,12 +19,13 @@ import { DEFAULTS, PACKAGE_VERSION } from '../core/defaults.js';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
-import { sendJsonRpcError } from '../http/responses.js';
+import { sendJson, sendJsonRpcError } from '../http/responses.js';
 import { bodylessWebRequest, writeWebResponse } from '../http/web-exchange.js';
 import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
-import { protocolVersionOf } from './protocol-version.js';
+import { checkParamHeaders } from './param-headers.js';
+import { claimedRevisionOf, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { InProcessResult, ToolDefinition } from './tool-definition.js';
@@ -174,6 +175,7 @@ export class McpEndpoint {
       return sendJsonRpcError(res, 400, -32600, 'Invalid request: the Host header does not form a valid URL.');
     }
     const legacy = await isLegacyRequest(request, parsedBody);
+    if (!legacy && this.refuseParamHeaderMismatch(req, res, parsedBody)) return;
     if (legacy || isToolsRequest(parsedBody)) {
       // These answers are single JSON bodies (2025-era ones always; 2026 tools requests because our
       // handlers never stream), so they need none of the SDK adapter's streaming machinery, nor its
@@ -220,6 +222,27 @@ export class McpEndpoint {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     this.legacyHub.attach(transport);
     return transport.handleRequest(request, { authInfo, parsedBody });
+  }
+
+  /**
+   * Answers 400 / -32020 for a 2026-07-28 `tools/call` whose `Mcp-Param-*` headers are missing or
+   * disagree with its arguments, before dispatch, as the SDK's own `McpServer` does. Costs one
+   * catalog lookup, and nothing more for tools that declare no such header.
+   */
+  private refuseParamHeaderMismatch(req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
+    if (!isPlainObject(body) || body['method'] !== 'tools/call') return false;
+    const params = body['params'];
+    const name = isPlainObject(params) ? params['name'] : undefined;
+    const declarations = typeof name === 'string' ? this.catalog.find(name)?.paramHeaders : undefined;
+    // A request naming a revision the palette does not serve gets the SDK's version error instead.
+    if (!declarations || claimedRevisionOf(params) !== MODERN_PROTOCOL_VERSION) return false;
+    const mismatch = checkParamHeaders(declarations, (params as Record<string, unknown>)['arguments'], req.headers);
+    if (!mismatch) return false;
+    this.options.logger.debug(`MCP request on ${this.path} refused: ${mismatch.message}`);
+    const id = body['id'];
+    const error = { code: mismatch.code, message: mismatch.message, data: mismatch.data };
+    sendJson(res, mismatch.httpStatus, { jsonrpc: '2.0', error, id: typeof id === 'string' || typeof id === 'number' ? id : null });
+    return true;
   }
 
   /** `clientRequestId` maps the id the server saw back to the one the client sent. */

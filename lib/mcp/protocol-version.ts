@@ -3,6 +3,9 @@ import { PROTOCOL_VERSION_META_KEY, type ServerContext } from '@modelcontextprot
 /** What 2025-era clients mean when they send no MCP-Protocol-Version header (spec 2025-06-18). */
 const UNDECLARED_LEGACY_VERSION = '2025-03-26';
 
+/** The revision served through the SDK's 2026 path (the request envelope names it). */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /**
  * The revision one request was sent under: the 2026 envelope names it on every request; 2025-era
  * stateless requests carry it in the MCP-Protocol-Version header.
@@ -11,4 +14,10 @@ export function protocolVersionOf(handlerCtx: ServerContext): string {
   const fromEnvelope = handlerCtx.mcpReq.envelope?.[PROTOCOL_VERSION_META_KEY as keyof typeof handlerCtx.mcpReq.envelope];
   if (typeof fromEnvelope === 'string') return fromEnvelope;
   return handlerCtx.http?.req?.headers.get('mcp-protocol-version') ?? UNDECLARED_LEGACY_VERSION;
+}
+
+/** The revision a 2026-era request body claims in its envelope (`params._meta`), if any. */
+export function claimedRevisionOf(params: unknown): unknown {
+  const meta = (params as { _meta?: unknown } | null | undefined)?._meta;
+  return (meta as Record<string, unknown> | null | undefined)?.[PROTOCOL_VERSION_META_KEY];
 }

@@ -3,6 +3,7 @@ import { DEFAULTS } from '../core/defaults.js';
 import { describeError, McpPaletteError } from '../core/errors.js';
 import { compileSchema, type ValueCheck } from './json-schema.js';
 import { isValidEndpointPath } from './endpoint-path.js';
+import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
 
 /** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -35,6 +36,8 @@ export interface ToolDefinition {
   readonly outputSchema: Record<string, unknown> | undefined;
   readonly checkArguments: ValueCheck;
   readonly checkStructuredContent: ValueCheck | undefined;
+  /** Arguments a 2026-07-28 client must repeat in `Mcp-Param-*` headers (`x-mcp-header`); absent when none. */
+  readonly paramHeaders?: readonly ParamHeaderDeclaration[];
   /**
    * Set for tools the palette answers itself (the admin `get_flow`), which never reach a flow.
    * Arguments arrive already checked against the input schema.
@@ -61,6 +64,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   if (!inputSchema) throw new McpPaletteError('invalid_input_schema', 'input schema is required', { reason: 'required' });
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
   const checkArguments = compileOrThrow(inputSchema, 'input');
+  const paramHeaders = paramHeadersOrThrow(inputSchema);
   const checkStructuredContent = outputSchema ? compileOrThrow(outputSchema, 'output') : undefined;
 
   const title = optionalText(config.title);
@@ -73,7 +77,16 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
     annotations: parseAnnotations(config, title),
   };
-  return Object.freeze({ name, binding, timeoutMs, listing, outputSchema, checkArguments, checkStructuredContent });
+  return Object.freeze({
+    name,
+    binding,
+    timeoutMs,
+    listing,
+    outputSchema,
+    checkArguments,
+    checkStructuredContent,
+    ...(paramHeaders.length > 0 ? { paramHeaders } : {}),
+  });
 }
 
 /**
@@ -114,12 +127,23 @@ function compileOrThrow(schema: Record<string, unknown>, kind: 'input' | 'output
   }
 }
 
+/**
+ * The `x-mcp-header` declarations of an input schema. An invalid one is refused at deploy: conforming
+ * 2026-07-28 clients leave such a tool out of their list, so serving it would only hide it.
+ */
+function paramHeadersOrThrow(schema: Record<string, unknown>): readonly ParamHeaderDeclaration[] {
+  const scan = scanParamHeaders(schema);
+  if (!scan.valid) throw new McpPaletteError('invalid_input_schema', scan.reason, { reason: scan.reason });
+  return scan.declarations;
+}
+
 /** Both the editor's check and the runtime use this, so a schema the editor accepts always starts. */
 export function checkSchemaText(text: unknown, kind: 'input' | 'output'): string[] {
   try {
     const schema = parseSchemaText(text, kind);
     if (!schema) return kind === 'input' ? ['input schema is required'] : [];
     compileOrThrow(schema, kind);
+    if (kind === 'input') paramHeadersOrThrow(schema);
     return [];
   } catch (error) {
     const reason = error instanceof McpPaletteError ? String(error.params.reason ?? error.message) : String(error);

@@ -48,6 +48,15 @@ describe('mcp-tool-registry', () => {
     assert.deepEqual(messagesOf(tool, 'error'), ['Input schema: the root must have "type": "object"']);
   });
 
+  it('refuses an invalid x-mcp-header declaration: red ring and an error naming the rule', async () => {
+    const inputSchema = JSON.stringify({ type: 'object', properties: { price: { type: 'number', 'x-mcp-header': 'Price' } } });
+    await helper.load(nodes, flowOf(toolDef('tool', 'priced', { inputSchema })));
+    const tool = helper.getNode('tool');
+    const text = 'Input schema: price: x-mcp-header is only permitted on string, integer or boolean properties, not number';
+    assert.deepEqual(lastStatus(tool), { fill: 'red', shape: 'ring', text });
+    assert.deepEqual(messagesOf(tool, 'error'), [text]);
+  });
+
   it('refuses an output schema that JSON Schema rejects', async () => {
     await helper.load(nodes, flowOf(
       toolDef('tool', 'broken', { outputSchema: '{"type":"object","properties":{"n":{"type":"numbr"}}}' }),

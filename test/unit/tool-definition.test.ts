@@ -140,6 +140,22 @@ describe('parseToolConfig', () => {
     assert.match(String(error.params.reason), /\/properties\/a\/type/);
   });
 
+  it('keeps the x-mcp-header declarations of the input schema for the Mcp-Param-* check, none when there are none', () => {
+    const inputSchema = '{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}';
+    const tool = parseToolConfig(config({ inputSchema }));
+    assert.deepEqual(tool.paramHeaders, [{ path: ['region'], headerName: 'Region', headerKey: 'mcp-param-region', type: 'string' }]);
+    assert.deepEqual(tool.listing.inputSchema, JSON.parse(inputSchema), 'tools/list shows the declaration to clients');
+    assert.equal(parseToolConfig(config()).paramHeaders, undefined);
+  });
+
+  it('refuses an invalid x-mcp-header declaration with invalid_input_schema and the rule it breaks', () => {
+    const onNumber = '{"type":"object","properties":{"price":{"type":"number","x-mcp-header":"Price"}}}';
+    const error = assertCode(() => parseToolConfig(config({ inputSchema: onNumber })), 'invalid_input_schema');
+    assert.match(String(error.params.reason), /^price: x-mcp-header is only permitted on string, integer or boolean properties, not number/);
+    const inItems = '{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string","x-mcp-header":"Id"}}}}';
+    assertCode(() => parseToolConfig(config({ inputSchema: inItems })), 'invalid_input_schema');
+  });
+
   it('refuses an invalid output schema with invalid_output_schema', () => {
     for (const outputSchema of ['{"type":"object","properties":{"a":{"type":"objekt"}}}', '{"type":"array"}', 'not json']) {
       assertCode(() => parseToolConfig(config({ outputSchema })), 'invalid_output_schema', outputSchema);
@@ -179,6 +195,11 @@ describe('checkSchemaText', () => {
 
   it('returns the root-type message for a non-object root', () => {
     assert.deepEqual(checkSchemaText('{"type":"array"}', 'output'), ['the root must have "type": "object"']);
+  });
+
+  it('reports an invalid x-mcp-header declaration in an input schema, as deploy would', () => {
+    const text = '{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"has space"}}}';
+    assert.deepEqual(checkSchemaText(text, 'input'), ['a: x-mcp-header "has space" is not a valid HTTP header name (no spaces, control characters or delimiters)']);
   });
 
   it('returns one line per schema problem for a schema that does not compile', () => {
