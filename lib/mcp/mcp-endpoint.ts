@@ -25,7 +25,7 @@ import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRe
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { checkParamHeaders } from './param-headers.js';
-import { claimedRevisionOf, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
+import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { InProcessResult, ToolDefinition } from './tool-definition.js';
@@ -219,7 +219,16 @@ export class McpEndpoint {
         Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { allow: 'POST' } }),
       );
     }
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const declaredVersion = request.headers.get('mcp-protocol-version');
+    if (Array.isArray(parsedBody) && forbidsBatches(declaredVersion)) {
+      const message = `Invalid Request: protocol revision ${declaredVersion} takes one JSON-RPC message per POST; batches ended with 2025-03-26`;
+      return Promise.resolve(Response.json({ jsonrpc: '2.0', error: { code: -32600, message }, id: null }, { status: 400 }));
+    }
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
+    });
     this.legacyHub.attach(transport);
     return transport.handleRequest(request, { authInfo, parsedBody });
   }
@@ -249,7 +258,7 @@ export class McpEndpoint {
   private createServer(clientRequestId: (id: RequestId) => RequestId): Server {
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
-      { capabilities: { tools: {} } },
+      { capabilities: { tools: {} }, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
     );
     server.setRequestHandler('tools/list', () => this.catalog.listResult);
     server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, this.catalog, request, handlerCtx, clientRequestId));

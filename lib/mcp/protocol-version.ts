@@ -7,6 +7,23 @@ const UNDECLARED_LEGACY_VERSION = '2025-03-26';
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /**
+ * The 2025-era revisions the palette serves, newest first. The SDK's own list also names 2024
+ * revisions; handing it this one keeps `initialize` from settling on a revision the palette does
+ * not serve, and its unsupported-version error from naming them.
+ */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
+
+/**
+ * 2025-03-26 let one POST carry a JSON-RPC batch; 2025-06-18 removed batching, so from then on a
+ * POST holds one message. A request without the header is 2025-03-26 by the spec, so it may batch.
+ */
+const BATCHLESS_REVISIONS: ReadonlySet<string> = new Set(['2025-11-25', '2025-06-18']);
+
+export function forbidsBatches(declaredVersion: string | null): boolean {
+  return declaredVersion !== null && BATCHLESS_REVISIONS.has(declaredVersion);
+}
+
+/**
  * The revision one request was sent under: the 2026 envelope names it on every request; 2025-era
  * stateless requests carry it in the MCP-Protocol-Version header.
  */
