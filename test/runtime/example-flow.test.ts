@@ -73,12 +73,26 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
         }
       });
 
-      it('reports an unknown tool as a tool error', async () => {
+      it('reports an unknown tool as JSON-RPC error -32602, as the spec and the SDK do', async () => {
         const client = await connect(url, era);
         try {
-          const result = await client.callTool({ name: 'no_such_tool', arguments: {} });
+          await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (error: { code?: unknown; message?: unknown }) => {
+            assert.equal(error.code, -32602);
+            assert.match(String(error.message), /Unknown tool "no_such_tool"/);
+            return true;
+          });
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('refuses a sum JSON cannot carry (Infinity) instead of sending it as null', async () => {
+        const client = await connect(url, era);
+        try {
+          const result = await client.callTool({ name: 'add_numbers', arguments: { a: 1e308, b: 1e308 } });
           assert.equal(result.isError, true);
-          assert.match((result.content as Array<{ text: string }>)[0]!.text, /Unknown tool "no_such_tool"/);
+          assert.equal(result.structuredContent, undefined);
+          assert.match((result.content as Array<{ text: string }>)[0]!.text, /does not match its output schema: \/sum: must be number/);
         } finally {
           await client.close();
         }
@@ -117,6 +131,33 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
       const response = await rawRequest(url, { headers: JSON_HEADERS, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
       assert.equal(response.status, 400);
       assert.equal(response.json().error.code, -32700);
+    });
+
+    it('refuses a batch nested 5,000 levels deep, and bodies that are no JSON-RPC message, with 400 / -32600', async () => {
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      for (const body of ['['.repeat(5_000) + ping + ']'.repeat(5_000), `[[${ping}]]`, '42', '[]']) {
+        const response = await rawRequest(url, { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-03-26' }, body });
+        assert.equal(response.status, 400, body.slice(0, 20));
+        assert.equal(response.json().error.code, -32600, body.slice(0, 20));
+      }
+    });
+
+    it('takes one message per POST on 2025-06-18 and later, and batches on 2025-03-26', async () => {
+      const batch = [1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
+      for (const version of ['2025-06-18', '2025-11-25']) {
+        const refused = await postJsonRpc(url, batch, { 'mcp-protocol-version': version });
+        assert.equal(refused.status, 400, version);
+        assert.equal(refused.json().error.code, -32600, version);
+      }
+      const served = await postJsonRpc(url, batch, { 'mcp-protocol-version': '2025-03-26' });
+      assert.equal(served.status, 200);
+      assert.deepEqual(served.json().map((reply: { id: number }) => reply.id).sort(), [1, 2]);
+    });
+
+    it('names only the revisions it serves when a request declares another', async () => {
+      const response = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-protocol-version': '2024-11-05' });
+      assert.equal(response.status, 400);
+      assert.match(response.json().error.message, /\(supported versions: 2025-11-25, 2025-06-18, 2025-03-26\)$/);
     });
 
     it('answers an unknown method with -32601', async () => {
