@@ -1,0 +1,40 @@
+// Runs the official MCP conformance suite against the fixture flow (test/conformance/) on Node 22.
+// The suite needs Node >= 22, so it is not a dev dependency (npm would warn EBADENGINE on the Node 20
+// leg): a pinned version is installed on first use into .conformance/, with npm itself running on the
+// Node 22 binary. Change SUITE_VERSION to move to another release, then review expected.json.
+// Arguments are passed to the runner (test/conformance/run-conformance.ts), e.g. `--scenario ping`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { node22Binary, repoRoot } from './node22-binary.mjs';
+
+const SUITE_PACKAGE = '@modelcontextprotocol/conformance';
+const SUITE_VERSION = '0.1.16';
+
+const prefix = join(repoRoot, '.conformance');
+const suiteDir = join(prefix, 'node_modules', ...SUITE_PACKAGE.split('/'));
+const runner = join(repoRoot, 'dist', 'test', 'conformance', 'run-conformance.js');
+
+const node22 = node22Binary();
+if (installedVersion() !== SUITE_VERSION) {
+  console.log(`installing ${SUITE_PACKAGE}@${SUITE_VERSION} into .conformance/`);
+  // npm's launcher starts `node` from PATH: putting Node 22 first runs npm on it.
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${SUITE_PACKAGE}@${SUITE_VERSION}`], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PATH: `${dirname(node22)}:${process.env.PATH ?? ''}` },
+  });
+}
+if (!existsSync(runner)) {
+  console.error('no compiled runner: run `npm run build` first');
+  process.exit(2);
+}
+const result = spawnSync(node22, [runner, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...process.env, MCP_CONFORMANCE_CLI: join(suiteDir, 'dist', 'index.js'), MCP_CONFORMANCE_VERSION: SUITE_VERSION },
+});
+process.exit(result.status ?? 1);
+
+function installedVersion() {
+  const manifest = join(suiteDir, 'package.json');
+  return existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : undefined;
+}
