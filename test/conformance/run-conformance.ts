@@ -48,6 +48,8 @@ async function main(): Promise<number> {
   console.log(`${suiteName} on Node ${process.version}, ${nodeRedPackage}, ${scenarios.length} server scenarios`);
   const port = await freePort();
   const nodeRed = await startNodeRed(conformanceFlow(port));
+  // Ctrl-C or a CI cancel must not leave Node-RED running.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void nodeRed.kill().finally(() => process.exit(130)));
   const started = Date.now();
   const runs: Run[] = [];
   try {
