@@ -51,7 +51,7 @@ export function nodeSettings(node: FlowNode, inspection: Inspection): Record<str
   for (const key of keys) {
     if (!Object.hasOwn(node, key) || node[key] === undefined) continue;
     const path = childPath('config', key);
-    const copied = SCHEMA_TEXT.has(key) ? copySchemaText(key, node[key], path, scope) : copyProperty(key, node[key], path, scope);
+    const copied = SCHEMA_TEXT.has(key) ? copySchemaText(key, node[key], path, scope) : copyProperty(key, node[key], path, scope, node);
     if (copied) settings[key] = copied.value;
   }
   return settings;

@@ -147,8 +147,9 @@ describe('get_flow redaction', () => {
 
   it('redacts secret keys inside supported settings (switch rules) and URL user info in code', async () => {
     const rules = await flow.call({ mode: 'node', id: TAB_MAIN, nodeId: 'n-switch-secret', includeConfig: true });
-    assert.deepEqual((rules.data.config as Entry).rules, [{ t: 'eq', v: 'x', vt: 'str', token: '[REDACTED]' }]);
-    assert.deepEqual(rules.data.configRedactedProperties, ['config.rules[0].token']);
+    // The switch tests msg.req.headers.authorization, so the value it is compared with is a secret too.
+    assert.deepEqual((rules.data.config as Entry).rules, [{ t: 'eq', v: '[REDACTED]', vt: 'str', token: '[REDACTED]' }]);
+    assert.deepEqual(rules.data.configRedactedProperties, ['config.rules[0].v', 'config.rules[0].token']);
     const code = await flow.call({ mode: 'node', id: TAB_MAIN, nodeId: 'n-func', includeCode: true });
     assert.match((code.data.code as Entry).func as string, /^\/\/ talks to https:\/\/\[REDACTED\]@db\.example\.com\/stats/);
     assert.deepEqual(code.data.redactedProperties, ['code.func']);
@@ -192,6 +193,20 @@ describe('isSecretKey', () => {
       'credentials',
       'connectionString',
       'pwd',
+      // Secret words anywhere in the key, plurals included.
+      'tokens',
+      'secrets',
+      'passwords',
+      'apiKeys',
+      'api_keys',
+      'secretValue',
+      'passwordHash',
+      'tokenSecret',
+      'cookies',
+      'authorizationHeader',
+      'secretKeyId',
+      'dbPass',
+      'user_pwd',
     ]) {
       assert.equal(isSecretKey(key), true, key);
     }
@@ -199,6 +214,12 @@ describe('isSecretKey', () => {
 
   it('leaves ordinary names alone', () => {
     for (const key of ['name', 'maxTokens', 'max_tokens', 'tokenType', 'url', 'topic', 'auth', 'key', 'keyword', 'passive', 'secretName', 'path', 'payload', '']) {
+      assert.equal(isSecretKey(key), false, key);
+    }
+  });
+
+  it('leaves keys that only describe a secret (its kind, name, size, lifetime, where it goes) alone', () => {
+    for (const key of ['accessTokenTtl', 'refresh_token_ttl', 'tokenUrl', 'authorizationUrl', 'tokenEndpoint', 'passwordEnv', 'oidcSecretEnv', 'cookieName', 'maxPasswordLength', 'numTokens', 'passThrough', 'bypass']) {
       assert.equal(isSecretKey(key), false, key);
     }
   });

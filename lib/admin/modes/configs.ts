@@ -58,7 +58,7 @@ export async function configMode(context: ModeContext): Promise<ModeAnswer> {
       break;
     }
     fields += 1;
-    const copied = copyProperty(key, value, childPath('properties', key), context.scope);
+    const copied = copyProperty(key, value, childPath('properties', key), context.scope, config);
     if (!copied) continue;
     properties[key] = copied.value;
     used += Buffer.byteLength(JSON.stringify(copied.value));
