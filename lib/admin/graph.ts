@@ -11,8 +11,13 @@ export interface Edge {
 
 export interface Component {
   readonly ids: readonly string[];
-  /** False when the wire budget ran out before the whole component was reached. */
+  /**
+   * False when something of the component may be missing: the wire budget ran out before all of
+   * it was reached, or it is wired to nodes past the node cap (or could be: their wires were not all read).
+   */
   readonly complete: boolean;
+  /** Wires between the component and nodes left out past the node cap (those nodes are not in `ids`). */
+  readonly omittedWires: number;
 }
 
 /**
@@ -26,18 +31,30 @@ export class FlowGraph {
   readonly groups = new Map<string, FlowNode>();
   /** Whether every entry and wire made it in. */
   readonly complete: boolean;
+  /** Nodes (not groups) past the node cap, left out of the graph. */
+  readonly omittedNodes: number;
   private readonly out = new Map<string, Edge[]>();
   private readonly in = new Map<string, Edge[]>();
+  /** Nodes in the graph wired to or from left-out nodes, with how many such wires each has. */
+  private readonly cut = new Map<string, number>();
+  /** False when the left-out nodes' wires could not all be read, so any component may touch them. */
+  private readonly boundaryKnown: boolean;
+  /** False when the wire budget ran out while the graph's own wires were read. */
+  private readonly wiresRead: boolean;
   private edges = 0;
 
   private constructor(entries: readonly FlowNode[], private readonly inspection: Inspection) {
     const taken = entries.slice(0, GET_FLOW_LIMITS.maxGraphNodes);
+    const leftOut = entries.slice(GET_FLOW_LIMITS.maxGraphNodes).filter((entry) => entry.type !== 'group');
     inspection.scannedNodes += taken.length;
     for (const entry of taken) (entry.type === 'group' ? this.groups : this.nodes).set(entry.id, entry);
-    let complete = taken.length === entries.length;
+    this.omittedNodes = leftOut.length;
+    const complete = taken.length === entries.length;
     if (!complete) inspection.truncated = true;
-    complete = this.addWires() && complete;
-    this.complete = complete;
+    const leftOutIds = new Set(leftOut.map((entry) => entry.id));
+    this.wiresRead = this.addWires(leftOutIds);
+    this.boundaryKnown = this.wiresRead && this.markWiresFromLeftOut(leftOut);
+    this.complete = this.wiresRead && complete;
   }
 
   static build(entries: readonly FlowNode[], inspection: Inspection): FlowGraph {
@@ -62,20 +79,7 @@ export class FlowGraph {
 
   /** The nodes reachable from `start` over wires in either direction, `start` first. */
   component(start: string, seen: Set<string> = new Set()): Component {
-    const ids = [start];
-    seen.add(start);
-    for (let cursor = 0; cursor < ids.length; cursor += 1) {
-      const id = ids[cursor]!;
-      for (const edge of [...this.outgoing(id), ...this.incoming(id)]) {
-        if (!this.inspection.visitWire()) return { ids, complete: false };
-        const next = edge.source === id ? edge.target : edge.source;
-        if (!seen.has(next)) {
-          seen.add(next);
-          ids.push(next);
-        }
-      }
-    }
-    return { ids, complete: true };
+    return this.walk(start, seen).component;
   }
 
   /** Every wired component (two or more nodes), in the order their first node appears. */
@@ -83,15 +87,41 @@ export class FlowGraph {
     const seen = new Set<string>();
     const components: Component[] = [];
     for (const id of this.nodes.keys()) {
-      if (seen.has(id) || !this.isWired(id)) continue;
-      const component = this.component(id, seen);
+      // A node wired only to left-out nodes is a chain too: one whose other end was left out.
+      if (seen.has(id) || !(this.isWired(id) || this.cut.has(id))) continue;
+      const { component, walked } = this.walk(id, seen);
       components.push(component);
-      if (!component.complete) return { components, complete: false };
+      if (!walked) return { components, complete: false };
     }
     return { components, complete: true };
   }
 
-  private addWires(): boolean {
+  /** Walks one component; `walked` is false when the wire budget ran out on the way. */
+  private walk(start: string, seen: Set<string>): { component: Component; walked: boolean } {
+    const ids = [start];
+    seen.add(start);
+    let omittedWires = 0;
+    let walked = true;
+    walking: for (let cursor = 0; cursor < ids.length; cursor += 1) {
+      const id = ids[cursor]!;
+      omittedWires += this.cut.get(id) ?? 0;
+      for (const edge of [...this.outgoing(id), ...this.incoming(id)]) {
+        if (!this.inspection.visitWire()) {
+          walked = false;
+          break walking;
+        }
+        const next = edge.source === id ? edge.target : edge.source;
+        if (!seen.has(next)) {
+          seen.add(next);
+          ids.push(next);
+        }
+      }
+    }
+    const complete = walked && omittedWires === 0 && this.boundaryKnown && this.wiresRead;
+    return { component: { ids, complete, omittedWires }, walked };
+  }
+
+  private addWires(leftOutIds: ReadonlySet<string>): boolean {
     for (const node of this.nodes.values()) {
       const wires = node.wires;
       if (!Array.isArray(wires)) continue;
@@ -99,12 +129,31 @@ export class FlowGraph {
         if (!Array.isArray(targets)) continue;
         for (const target of targets) {
           if (!this.inspection.visitWire()) return false;
-          // Wires to nodes outside the graph (beyond the node cap) are not edges we can show both ends of.
-          if (typeof target !== 'string' || !this.nodes.has(target)) continue;
+          if (typeof target !== 'string') continue;
+          // Wires to nodes beyond the node cap are not edges we can show both ends of; they are counted.
+          if (!this.nodes.has(target)) {
+            if (leftOutIds.has(target)) this.cut.set(node.id, (this.cut.get(node.id) ?? 0) + 1);
+            continue;
+          }
           const edge: Edge = { source: node.id, port, target };
           push(this.out, node.id, edge);
           push(this.in, target, edge);
           this.edges += 1;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Counts the wires from left-out nodes into the graph; false when the wire budget ran out first. */
+  private markWiresFromLeftOut(leftOut: readonly FlowNode[]): boolean {
+    for (const node of leftOut) {
+      if (!Array.isArray(node.wires)) continue;
+      for (const targets of node.wires) {
+        if (!Array.isArray(targets)) continue;
+        for (const target of targets) {
+          if (!this.inspection.visitWire()) return false;
+          if (typeof target === 'string' && this.nodes.has(target)) this.cut.set(target, (this.cut.get(target) ?? 0) + 1);
         }
       }
     }

@@ -221,6 +221,36 @@ describe('get_flow graph limits', () => {
     }
   });
 
+  it('marks every chain wired to a node past the cap incomplete, says how many wires and nodes were left out, and keeps the others complete', async () => {
+    const [tab, ...big] = generateLargeFlow({ nodes: 20_500 });
+    const node = (id: string, wires: string[]): ConfigEntry => ({ id, type: 'change', z: 'tab-large', name: id, x: 10, y: 10, wires: [wires] });
+    // Listed first, so they are inside the cap; `late-feeder` is listed last, past it, and feeds `fed-a`.
+    const config = [tab!, node('kept-a', ['kept-b']), node('kept-b', []), node('fed-a', ['fed-b']), node('fed-b', []), ...big, node('late-feeder', ['fed-a'])];
+    const flow = await startGetFlowHarness(config);
+    try {
+      const { data } = await flow.call({ id: 'tab-large' });
+      const chains = new Map((data.chains as Entry[]).map((chain) => [chain.startNodeId, chain]));
+      // The big chain's last kept node wires on to the first node left out.
+      assert.equal(chains.get('big-0')!.complete, false);
+      assert.equal(chains.get('big-0')!.omittedWires, 1);
+      // A node left out wires into this one.
+      assert.equal(chains.get('fed-a')!.complete, false);
+      assert.equal(chains.get('fed-a')!.omittedWires, 1);
+      assert.equal(chains.get('kept-a')!.complete, true);
+      assert.equal(chains.get('kept-a')!.omittedWires, 0);
+      const counts = data.counts as Entry;
+      assert.equal(counts.nodes, GET_FLOW_LIMITS.maxGraphNodes);
+      assert.equal(counts.omittedNodes, 4 + 20_500 + 1 - GET_FLOW_LIMITS.maxGraphNodes);
+      assert.equal(data.meta.truncated, true);
+      const fed = await flow.call({ mode: 'chain', id: 'tab-large', nodeId: 'fed-b' });
+      assert.deepEqual(fed.data.chain, { startNodeId: 'fed-b', nodeCount: 2, complete: false, omittedWires: 1 });
+      const kept = await flow.call({ mode: 'chain', id: 'tab-large', nodeId: 'kept-b' });
+      assert.deepEqual(kept.data.chain, { startNodeId: 'kept-b', nodeCount: 2, complete: true, omittedWires: 0 });
+    } finally {
+      await flow.close();
+    }
+  });
+
   it('stops after 100 000 wire visits while walking and reports truncation', async () => {
     const flow = await startGetFlowHarness(generateLargeFlow({ nodes: 20_000, fanOut: 3 }));
     try {

@@ -17,7 +17,7 @@ export async function chainMode({ args, inspection, sources, scope }: ModeContex
   return {
     fields: {
       tab: tabHeader(tab, scope),
-      chain: { startNodeId: node.id, nodeCount: component.ids.length, complete: component.complete && graph.complete },
+      chain: { startNodeId: node.id, nodeCount: component.ids.length, complete: component.complete, omittedWires: component.omittedWires },
       nodes: page.items.map((id, position) => summarizeNode(graph.nodes.get(id)!, `nodes[${position}]`, scope)),
       edges,
       edgeCount: total,

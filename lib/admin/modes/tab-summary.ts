@@ -57,6 +57,8 @@ export async function tabSummaryMode({ args, inspection, sources, scope }: ModeC
         wires: graph.edgeCount,
         chains: chains.length,
         unwiredNodes: nodes.filter((node) => !wired.has(node.id)).length,
+        // Nodes past the node cap: in no list and no chain; chains wired to them say so.
+        omittedNodes: graph.omittedNodes,
         keyNodes: keyNodes.total,
         types: countTypes(nodes),
       },
@@ -76,6 +78,7 @@ function describeChain(chain: Component, graph: FlowGraph): Record<string, unkno
     startNodeId: chain.ids[0],
     nodeCount: chain.ids.length,
     complete: chain.complete,
+    omittedWires: chain.omittedWires,
     entryNodeIds: entries.slice(0, inner),
     types: types.slice(0, inner),
   };
