@@ -13,6 +13,12 @@ const SECRETS = {
   brokerPassword: 'rt-planted-broker-password-3e5f',
   urlPassword: 'rt-planted-url-password-4a6b',
   schemaDefault: 'rt-planted-schema-default-5c7d',
+  wsAuthorization: 'rt-planted-ws-authorization-6d8e',
+  wsQueryToken: 'rt-planted-ws-query-token-7e9f',
+  httpApiKey: 'rt-planted-http-api-key-8fa0',
+  injectPassword: 'rt-planted-inject-password-90b1',
+  switchCompared: 'rt-planted-switch-compared-a1c2',
+  changeToken: 'rt-planted-change-token-b2d3',
 };
 
 /** Core node types only (a real Node-RED must be able to start them), with secrets planted around. */
@@ -30,6 +36,23 @@ function inspectedFlows(port: number, adminPort: number): FlowNode[] {
     { id: 'sf-fn', type: 'function', z: 'sf', name: 'enrich', func: 'return msg;', outputs: 1, x: 150, y: 40, wires: [[]] },
     { id: 'sfi', type: 'subflow:sf', z: 'tab-other', name: '', x: 250, y: 40, wires: [[]] },
     { id: 'broker', type: 'mqtt-broker', name: 'plant broker', broker: '127.0.0.1', port: '1', clientid: '', autoConnect: false, usetls: false, protocolVersion: '4', keepalive: '60', cleansession: true, credentials: { user: 'plant', password: SECRETS.brokerPassword } },
+    // Secrets that only their meaning gives away: header values, what is set on or compared with a
+    // secret-named message property. The http request and change nodes have no position, so the
+    // flow API lists them with the tab's config entries and config mode shows all their settings.
+    {
+      id: 'ws',
+      type: 'websocket-client',
+      path: `ws://127.0.0.1:1/feed?token=${SECRETS.wsQueryToken}`,
+      tls: '',
+      wholemsg: 'false',
+      hb: '0',
+      subprotocol: '',
+      headers: [{ keyType: 'Authorization', keyValue: '', valueType: 'other', valueValue: `Bearer ${SECRETS.wsAuthorization}` }],
+    },
+    { id: 'inj-secret', type: 'inject', z: 'tab-other', name: 'sign in', props: [{ p: 'password', v: SECRETS.injectPassword, vt: 'str' }], repeat: '', crontab: '', once: false, onceDelay: 0.1, topic: '', x: 100, y: 120, wires: [['sw-secret']] },
+    { id: 'sw-secret', type: 'switch', z: 'tab-other', name: 'check', property: 'password', propertyType: 'msg', rules: [{ t: 'eq', v: SECRETS.switchCompared, vt: 'str' }], checkall: 'true', repair: false, outputs: 1, x: 250, y: 120, wires: [[]] },
+    { id: 'req-hdr', type: 'http request', z: 'tab-other', name: 'with key', method: 'GET', ret: 'txt', paytoqs: 'ignore', url: 'https://api.example.test/x', tls: '', persist: false, proxy: '', insecureHTTPParser: false, authType: '', senderr: false, headers: [{ keyType: 'other', keyValue: 'X-Api-Key', valueType: 'other', valueValue: SECRETS.httpApiKey }] },
+    { id: 'chg-secret', type: 'change', z: 'tab-other', name: 'set token', rules: [{ t: 'set', p: 'apiToken', pt: 'msg', to: SECRETS.changeToken, tot: 'str' }] },
     { ...runtime('rt', port), adminPort: String(adminPort), adminPath: '/admin' },
     flowServer('fs-admin', { runtime: 'rt', path: '/admin', z: 'tab-main' }),
     tool('t-dummy', { name: 'dummy', endpoint: '/admin', z: 'tab-main', input: { type: 'object', properties: { password: { type: 'string', default: SECRETS.schemaDefault } } } }),
@@ -117,12 +140,32 @@ describe(`get_flow against a real Node-RED with adminAuth and a read-only token 
     const summary = await getFlow({ mode: 'tab_summary', id: 'tab-large' });
     assert.equal(summary.isError ?? false, false, summary.content[0]?.text);
     assert.equal(summary.structuredContent.meta.truncated, true);
+    // The one node past the cap is the end of the tab's only chain, so that chain is not whole.
+    assert.equal(summary.structuredContent.counts.omittedNodes, 1);
+    assert.deepEqual(
+      summary.structuredContent.chains.map((chain: { complete: boolean; omittedWires: number }) => [chain.complete, chain.omittedWires]),
+      [[false, 1]],
+    );
     assert.ok(JSON.stringify(summary).length < 256 * 1024, 'response stays small');
     const chain = await getFlow({ mode: 'chain', id: 'tab-large', nodeId: 'big-0' });
     assert.equal(chain.isError ?? false, false, chain.content[0]?.text);
     const meta = chain.structuredContent.meta;
     assert.ok(meta.truncated === true || typeof meta.nextOffset === 'number', JSON.stringify(meta));
     assert.ok(JSON.stringify(chain).length < 256 * 1024, 'response stays small');
+  });
+
+  it('redacts header values and what is set on or compared with secret-named properties, by meaning', async () => {
+    const ws = (await getFlow({ mode: 'config', configId: 'ws' })).structuredContent;
+    assert.equal(ws.properties.path, 'ws://127.0.0.1:1/feed?token=[REDACTED]');
+    assert.equal(ws.properties.headers[0].valueValue, '[REDACTED]');
+    const request = (await getFlow({ mode: 'config', id: 'tab-other', configId: 'req-hdr' })).structuredContent;
+    assert.deepEqual(request.properties.headers, [{ keyType: 'other', keyValue: 'X-Api-Key', valueType: 'other', valueValue: '[REDACTED]' }]);
+    const change = (await getFlow({ mode: 'config', id: 'tab-other', configId: 'chg-secret' })).structuredContent;
+    assert.equal(change.properties.rules[0].to, '[REDACTED]');
+    const inject = (await getFlow({ mode: 'node', id: 'tab-other', nodeId: 'inj-secret', includeConfig: true })).structuredContent;
+    assert.deepEqual(inject.config.props, [{ p: 'password', v: '[REDACTED]', vt: 'str' }]);
+    const compare = (await getFlow({ mode: 'node', id: 'tab-other', nodeId: 'sw-secret', includeConfig: true })).structuredContent;
+    assert.deepEqual(compare.config.rules, [{ t: 'eq', v: '[REDACTED]', vt: 'str' }]);
   });
 
   it('refuses unknown ids and mode mixes with a clear tool error', async () => {
