@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../core/defaults.js';
+import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
 import { sendJsonRpcError } from '../http/responses.js';
 import type { AccessDecision, AccessPolicy } from './access-policy.js';
 
@@ -15,18 +17,25 @@ const ANONYMOUS = Object.freeze({});
 export function createLocalAccess(extraHostnames: readonly string[] = []): AccessPolicy {
   // Host and Origin are both compared by hostname, IPv6 in brackets ([::1]), so one list serves both.
   const allowed = [...new Set([...LOCAL_HOSTNAMES, ...extraHostnames.map(bracketIpv6)])];
-  const refuse = (message: string): AccessDecision => ({
-    allowed: false,
-    reject: (res) => sendJsonRpcError(res, 403, -32000, message),
-  });
+  // A refused call counts in telemetry like an OAuth refusal; whether it was a tools/call is in its
+  // body, which is read (within the usual body limit) only for refused POSTs.
+  const refuse = async (req: IncomingMessage, message: string): Promise<AccessDecision> => {
+    const read = req.method === 'POST' ? await readJsonRpcBody(req, DEFAULTS.maxRequestBodyBytes) : undefined;
+    return {
+      allowed: false,
+      reject: (res) => sendJsonRpcError(res, 403, -32000, message),
+      refusal: 'forbidden',
+      ...(read && 'body' in read ? { parsedBody: read.body } : {}),
+    };
+  };
   return {
-    check(req: IncomingMessage): AccessDecision {
+    check(req: IncomingMessage): AccessDecision | Promise<AccessDecision> {
       const host = validateHostHeader(req.headers.host ?? null, allowed);
-      if (!host.ok) return refuse(`Forbidden: Host header is not a local address`);
+      if (!host.ok) return refuse(req, `Forbidden: Host header is not a local address`);
       const originHeader = req.headers.origin;
       if (originHeader !== undefined) {
         const origin = validateOriginHeader(originHeader, allowed);
-        if (!origin.ok) return refuse(`Forbidden: Origin is not a local address`);
+        if (!origin.ok) return refuse(req, `Forbidden: Origin is not a local address`);
       }
       return { allowed: true, caller: ANONYMOUS };
     },

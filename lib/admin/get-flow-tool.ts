@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { isPaletteError } from '../core/errors.js';
+import { isPlainObject } from '../core/is-plain-object.js';
 import { compileSchema } from '../mcp/json-schema.js';
 import type { InProcessResult, ToolDefinition } from '../mcp/tool-definition.js';
 import { toolError } from '../mcp/tool-result.js';
@@ -112,6 +113,8 @@ export function createGetFlowTool(options: GetFlowOptions): ToolDefinition {
     checkArguments: compileSchema(inputSchema),
     checkStructuredContent: compileSchema(outputSchema),
     runInProcess,
+    // A call its schema refused still counts under the mode it asked for, when that mode exists.
+    modeOfRefused: (args: unknown) => (isPlainObject(args) ? GET_FLOW_MODES.find((known) => known === args.mode) : undefined),
   });
 }
 

@@ -283,8 +283,9 @@ export class McpEndpoint {
         outcome,
         caller: exchange?.caller ?? {},
         durationMs: performance.now() - startedAt,
-        // Only measured when someone listens: sizing a large result is not free.
-        responseBytes: result && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0,
+        // Only measured when someone listens (sizing a large result is not free), and never for a
+        // client that hung up: nothing was sent to it.
+        responseBytes: result && !exchange?.disconnected.aborted && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0,
         ...extra,
       });
       return result;
@@ -300,7 +301,10 @@ export class McpEndpoint {
     const args = request.params.arguments ?? {};
     // The SDK has already refused arguments that are not an object (InvalidParams).
     const problems = tool.checkArguments(args);
-    if (problems.length > 0) return finish(tool, 'invalid_arguments', invalidArgumentsResult(name, problems))!;
+    if (problems.length > 0) {
+      const mode = tool.modeOfRefused?.(args);
+      return finish(tool, 'invalid_arguments', invalidArgumentsResult(name, problems), mode !== undefined ? { mode } : {})!;
+    }
     // A stateless call ends with its connection: a hang-up is the only cancellation that reaches it,
     // and stopping the endpoint fails pending calls itself, so one signal is enough (no per-call
     // AbortSignal.any on the hot path).

@@ -43,6 +43,8 @@ export interface ToolDefinition {
    * Arguments arrive already checked against the input schema.
    */
   readonly runInProcess?: (args: Record<string, unknown>, signal: AbortSignal) => Promise<InProcessResult>;
+  /** An in-process tool's telemetry mode for arguments its input schema refused (when one can tell). */
+  readonly modeOfRefused?: (args: unknown) => string | undefined;
 }
 
 /** What an in-process tool returns: the result, plus facts for the call's telemetry. */

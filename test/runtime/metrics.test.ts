@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, oidcAuth, router, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
-import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { request } from 'node:http';
+import { JSON_HEADERS, postJsonRpc, rawRequest, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -15,15 +16,19 @@ const RESPOND = `msg.topic = 'mcp-tool-response';`;
 function metricsFlows(port: number, probePort: number): FlowNode[] {
   return [
     tab(),
-    runtimeWithBaseUrl('rt', port),
+    // get_flow is offered on /m; no call below reaches the admin API, so its port is never read.
+    { ...runtimeWithBaseUrl('rt', port), adminPort: String(probePort), adminPath: '/m' },
     flowServer('fs', { runtime: 'rt', path: '/m', maxConcurrent: 2, wires: ['route'] }),
-    router('route', { ok: 'ok-fn', fails: 'fail-fn', slow: 'slow-fn' }),
+    router('route', { ok: 'ok-fn', fails: 'fail-fn', slow: 'slow-fn', hang: 'hang-fn' }),
+    // Never answers; says it was called, so the test hangs up only once the call reached the flow.
+    answer('hang-fn', `global.set('hangSeen', (global.get('hangSeen') || 0) + 1);\nreturn null;`, ''),
     answer('ok-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'fine' };\nreturn msg;`, 'fs'),
     answer('fail-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, error: 'it broke' };\nreturn msg;`, 'fs'),
     answer('slow-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'late' } }), 500);\nreturn null;`, 'fs'),
     tool('t-ok', { name: 'ok', endpoint: '/m' }),
     tool('t-fails', { name: 'fails', endpoint: '/m' }),
     tool('t-slow', { name: 'slow', endpoint: '/m' }),
+    tool('t-hang', { name: 'hang', endpoint: '/m' }),
     tool('t-never', { name: 'never', endpoint: '/m', timeout: 1 }),
     tool('t-typed', { name: 'typed', endpoint: '/m', input: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }),
     storage('store', 'memory'),
@@ -36,7 +41,7 @@ function metricsFlows(port: number, probePort: number): FlowNode[] {
     answer('slow-count', `global.set('slowSeen', (global.get('slowSeen') || 0) + 1);\nreturn null;`, ''),
     runtime('rt-probe', probePort),
     flowServer('fs-probe', { runtime: 'rt-probe', path: '/probe', wires: ['probe-fn'] }),
-    answer('probe-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: { events: global.get('telemetry') || [], slowSeen: global.get('slowSeen') || 0 } };\nreturn msg;`, 'fs-probe'),
+    answer('probe-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: { events: global.get('telemetry') || [], slowSeen: global.get('slowSeen') || 0, hangSeen: global.get('hangSeen') || 0 } };\nreturn msg;`, 'fs-probe'),
     tool('t-probe', { name: 'telemetry', endpoint: '/probe', output: { type: 'object' } }),
   ];
 }
@@ -48,12 +53,12 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
 
   const call = (name: string, args: object = {}, endpoint = url) =>
     postJsonRpc(endpoint, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
-  const collected = async () => (await call('telemetry', {}, probeUrl)).json().result.structuredContent as { events: any[]; slowSeen: number };
+  const collected = async () => (await call('telemetry', {}, probeUrl)).json().result.structuredContent as { events: any[]; slowSeen: number; hangSeen: number };
 
   before(async () => {
     const port = await freePort();
     const probePort = await freePort();
-    nodeRed = await startNodeRed(metricsFlows(port, probePort), { env: { MCP_UNUSED_SECRET: 'unused' } });
+    nodeRed = await startNodeRed(metricsFlows(port, probePort), { env: { MCP_UNUSED_SECRET: 'unused', NODE_RED_ADMIN_API_TOKEN: 'unused-admin-token' } });
     url = `http://127.0.0.1:${port}/m`;
     probeUrl = `http://127.0.0.1:${probePort}/probe`;
     await waitForEndpoint(url);
@@ -124,5 +129,45 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     await call('ok');
     for (let attempt = 0; attempt < 50 && (await collected()).events.length === before; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await collected()).events.length, before + 1);
+  });
+
+  it('counts a Local-access refusal, a hung-up call with no response bytes, and a schema-refused get_flow under its mode', async () => {
+    const before = (await collected()).events.length;
+    const toolCall = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: {} } });
+
+    // A web page's request (foreign Origin) is refused before it reaches any tool.
+    const refused = await rawRequest(url, { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25', origin: 'http://attacker.example' }, body: toolCall('ok') });
+    assert.equal(refused.status, 403);
+
+    // A valid mode with an argument the schema refuses, then a mode that does not exist.
+    assert.equal((await call('get_flow', { mode: 'node', unexpected: true })).json().result?.isError, true);
+    assert.equal((await call('get_flow', { mode: 'no_such_mode' })).json().result?.isError, true);
+
+    // A client that hangs up once its call has reached the flow.
+    const hungUp = request(url, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' } });
+    hungUp.on('error', () => {});
+    hungUp.end(toolCall('hang'));
+    for (let attempt = 0; attempt < 200 && (await collected()).hangSeen === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.equal((await collected()).hangSeen, 1, 'the hang tool was called');
+    hungUp.destroy();
+
+    let events: any[] = [];
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      events = (await collected()).events.slice(before);
+      if (events.some((event) => event.tool === 'hang')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const forbidden = events.filter((event) => event.status === 'forbidden');
+    assert.deepEqual(
+      forbidden.map(({ endpoint, tool, mode, responseBytes }) => ({ endpoint, tool, mode, responseBytes })),
+      [{ endpoint: '/m', tool: 'unknown', mode: 'unknown', responseBytes: 0 }],
+    );
+    const getFlow = events.filter((event) => event.tool === 'get_flow');
+    assert.deepEqual(getFlow.map(({ status, mode }) => ({ status, mode })), [
+      { status: 'invalid_arguments', mode: 'node' },
+      { status: 'invalid_arguments', mode: 'unknown' },
+    ]);
+    const hang = events.filter((event) => event.tool === 'hang');
+    assert.deepEqual(hang.map(({ status, responseBytes }) => ({ status, responseBytes })), [{ status: 'cancelled', responseBytes: 0 }]);
   });
 });

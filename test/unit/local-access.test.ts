@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import type { AccessDecision } from '../../lib/access/access-policy.js';
 
@@ -96,6 +97,22 @@ describe('createLocalAccess', () => {
     assert.equal(written.headers?.['content-type'], 'application/json');
     const body = JSON.parse(written.body ?? '');
     assert.deepEqual(body, { jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host header is not a local address' }, id: null });
+  });
+
+  it('marks a refusal as forbidden and hands over the body of a refused POST, so telemetry can count a refused tools/call', async () => {
+    const message = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'anything', arguments: {} } };
+    const post = Object.assign(Readable.from([Buffer.from(JSON.stringify(message))]), {
+      method: 'POST',
+      headers: { host: 'localhost:1881', origin: 'http://evil.com', 'content-type': 'application/json' },
+    }) as unknown as IncomingMessage;
+    const decision = await createLocalAccess().check(post);
+    assert.ok(!decision.allowed);
+    assert.equal(decision.refusal, 'forbidden');
+    assert.deepEqual(decision.parsedBody, message);
+    const get = await check({ host: 'evil.com' });
+    assert.ok(!get.allowed);
+    assert.equal(get.refusal, 'forbidden');
+    assert.equal(get.parsedBody, undefined);
   });
 
   it('rejects a bad Origin with 403 and a JSON-RPC error about the Origin', async () => {
