@@ -121,6 +121,7 @@ const PLAIN_HEADERS = new Set([
   'if-match',
   'if-modified-since',
   'if-none-match',
+  'if-range',
   'if-unmodified-since',
   'keep-alive',
   'last-modified',
