@@ -320,7 +320,9 @@ export class McpEndpoint {
         ...(answer.scannedNodes !== undefined ? { scannedNodes: answer.scannedNodes } : {}),
         ...(answer.cached !== undefined ? { cached: answer.cached } : {}),
       };
-      return finish(tool, answer.result.isError ? 'error' : 'success', projected, extra)!;
+      // A hang-up ends an in-process tool as it ends a flow's call: cancelled, not failed.
+      const outcome = exchange?.disconnected.aborted ? 'cancelled' : answer.result.isError ? 'error' : 'success';
+      return finish(tool, outcome, projected, extra)!;
     }
 
     const { subject, email, groups, client } = exchange?.caller ?? {};

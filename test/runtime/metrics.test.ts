@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, oidcAuth, router, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
 import { request } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
 import { JSON_HEADERS, postJsonRpc, rawRequest, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
@@ -13,11 +14,11 @@ const RESPOND = `msg.topic = 'mcp-tool-response';`;
  * deliberately slow (a rate-limited delay node), and a separate probe endpoint on another runtime
  * that reports what the downstream has received so far.
  */
-function metricsFlows(port: number, probePort: number): FlowNode[] {
+function metricsFlows(port: number, probePort: number, adminPort: number): FlowNode[] {
   return [
     tab(),
-    // get_flow is offered on /m; no call below reaches the admin API, so its port is never read.
-    { ...runtimeWithBaseUrl('rt', port), adminPort: String(probePort), adminPath: '/m' },
+    // get_flow is offered on /m; its admin API is a socket that never answers (see below).
+    { ...runtimeWithBaseUrl('rt', port), adminPort: String(adminPort), adminPath: '/m' },
     flowServer('fs', { runtime: 'rt', path: '/m', maxConcurrent: 2, wires: ['route'] }),
     router('route', { ok: 'ok-fn', fails: 'fail-fn', slow: 'slow-fn', hang: 'hang-fn' }),
     // Never answers; says it was called, so the test hangs up only once the call reached the flow.
@@ -50,6 +51,11 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
   let nodeRed: NodeRedProcess;
   let url: string;
   let probeUrl: string;
+  // Stands in for a Node-RED admin API that never answers: get_flow's read waits on it, and each
+  // connection it accepts tells the test that a get_flow call is under way.
+  let silentAdmin: Server;
+  const adminConnections: Socket[] = [];
+  let adminConnected: () => void = () => {};
 
   const call = (name: string, args: object = {}, endpoint = url) =>
     postJsonRpc(endpoint, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
@@ -58,14 +64,24 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
   before(async () => {
     const port = await freePort();
     const probePort = await freePort();
-    nodeRed = await startNodeRed(metricsFlows(port, probePort), { env: { MCP_UNUSED_SECRET: 'unused', NODE_RED_ADMIN_API_TOKEN: 'unused-admin-token' } });
+    silentAdmin = createServer((socket) => {
+      adminConnections.push(socket);
+      adminConnected();
+    });
+    await new Promise<void>((resolve) => silentAdmin.listen(0, '127.0.0.1', resolve));
+    const adminPort = (silentAdmin.address() as { port: number }).port;
+    nodeRed = await startNodeRed(metricsFlows(port, probePort, adminPort), { env: { MCP_UNUSED_SECRET: 'unused', NODE_RED_ADMIN_API_TOKEN: 'unused-admin-token' } });
     url = `http://127.0.0.1:${port}/m`;
     probeUrl = `http://127.0.0.1:${probePort}/probe`;
     await waitForEndpoint(url);
     await waitForEndpoint(probeUrl);
     await waitForEndpoint(`http://127.0.0.1:${port}/signed`);
   });
-  after(() => nodeRed?.stop());
+  after(async () => {
+    await nodeRed?.stop();
+    for (const socket of adminConnections) socket.destroy();
+    await new Promise((resolve) => silentAdmin?.close(resolve));
+  });
 
   it('emits one typed message per tools/call, whatever the outcome', async () => {
     await call('ok');
@@ -169,5 +185,25 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     ]);
     const hang = events.filter((event) => event.tool === 'hang');
     assert.deepEqual(hang.map(({ status, responseBytes }) => ({ status, responseBytes })), [{ status: 'cancelled', responseBytes: 0 }]);
+  });
+
+  it('counts a get_flow call whose client hung up as cancelled, with no response bytes', async () => {
+    const before = (await collected()).events.length;
+    const connected = new Promise<void>((resolve) => {
+      adminConnected = resolve;
+    });
+    const hungUp = request(url, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' } });
+    hungUp.on('error', () => {});
+    hungUp.end(JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'get_flow', arguments: { mode: 'subflows' } } }));
+    // The call has reached get_flow once it reads the admin API; hang up then.
+    await connected;
+    hungUp.destroy();
+    let events: any[] = [];
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      events = (await collected()).events.slice(before).filter((event) => event.tool === 'get_flow');
+      if (events.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.deepEqual(events.map(({ status, mode, responseBytes }) => ({ status, mode, responseBytes })), [{ status: 'cancelled', mode: 'subflows', responseBytes: 0 }]);
   });
 });
