@@ -101,3 +101,56 @@ export function oauthFlows(ports, issuer) {
 export function oauthCallbacks(ports) {
   return ['mem', 'redis'].map((slug) => `http://127.0.0.1:${ports[slug]}/oauth/${slug}/callback`);
 }
+
+// Baseline H: what a user wires without any palette — core `http in` (POST) → `function` → `http
+// response`, answering JSON-RPC by hand for one echo tool. `initialize`, `ping` and `tools/list` are
+// answered too (minimally, as a hand-written server would), so it is a fair stand-in for an MCP server
+// and for hand-written palettes that skip the SDK and every check. Served by Node-RED's own HTTP server
+// (the editor port), in the same Node-RED as the palette.
+// The http response node sends an object payload as JSON (content-type application/json).
+const HAND_WIRED = `const request = msg.payload;
+if (!request || typeof request !== 'object' || Array.isArray(request) || request.jsonrpc !== '2.0' || typeof request.method !== 'string') {
+  msg.statusCode = 400;
+  msg.payload = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } };
+  return msg;
+}
+if (request.id === undefined) {
+  msg.statusCode = 202;
+  msg.payload = '';
+  return msg;
+}
+const params = request.params || {};
+const reply = (body) => {
+  msg.statusCode = 200;
+  msg.payload = Object.assign({ jsonrpc: '2.0', id: request.id }, body);
+  return msg;
+};
+switch (request.method) {
+  case 'initialize':
+    return reply({ result: { protocolVersion: params.protocolVersion || '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'hand-wired', version: '1.0.0' } } });
+  case 'ping':
+    return reply({ result: {} });
+  case 'tools/list':
+    return reply({ result: { tools: [{ name: 'echo_0', description: 'echo tool 0', inputSchema: ${JSON.stringify(ECHO_INPUT)} }] } });
+  case 'tools/call': {
+    const text = params.arguments && params.arguments.text;
+    if (params.name !== 'echo_0') return reply({ error: { code: -32602, message: 'Unknown tool' } });
+    if (typeof text !== 'string') return reply({ error: { code: -32602, message: 'text must be a string' } });
+    return reply({ result: { content: [{ type: 'text', text }] } });
+  }
+  default:
+    return reply({ error: { code: -32601, message: 'Method not found' } });
+}`;
+
+export const HAND_WIRED_PATH = '/mcp';
+
+/** Baseline H's flow: POST /mcp on Node-RED's own port, answered by one function node. */
+export function handWiredFlows() {
+  const z = 'bench-h';
+  return [
+    tab(z),
+    { id: 'h-in', type: 'http in', z, name: '', url: HAND_WIRED_PATH, method: 'post', upload: false, swaggerDoc: '', x: 100, y: 40, wires: [['h-fn']] },
+    { id: 'h-fn', type: 'function', z, name: 'answer JSON-RPC', func: HAND_WIRED, outputs: 1, timeout: 0, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 40, wires: [['h-out']] },
+    { id: 'h-out', type: 'http response', z, name: '', statusCode: '', headers: {}, x: 500, y: 40, wires: [] },
+  ];
+}

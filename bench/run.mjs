@@ -1,7 +1,17 @@
 // `npm run bench`: throughput and latency of this palette in a real Node-RED against bare official-SDK
-// servers measured in the same run, plus thousands of pending calls and a long soak. Prints Markdown
-// tables and writes bench/results.json (results-modern.json with BENCH_ERA=modern; -partial with
-// BENCH_ONLY). Not part of `npm test`.
+// servers and a hand-wired Node-RED flow measured in the same run, plus thousands of pending calls and a
+// long soak. Prints Markdown tables and writes bench/results.json (results-modern.json with
+// BENCH_ERA=modern; -partial with BENCH_ONLY). Not part of `npm test`.
+//
+// Scenarios of tools/call (the `baseline` phase starts A, B and H; `local` and `oauth` this package):
+//   Baseline A / B  a bare official-SDK v2 server with 1 / 500 echo tools (bench/baseline-server.mjs)
+//   Baseline H      core Node-RED nodes wired by hand, no palette: `http in` POST → `function` that
+//                   answers JSON-RPC (initialize, ping, tools/list, tools/call of one echo tool) →
+//                   `http response` (flows.mjs handWiredFlows), in its own Node-RED process of the
+//                   same version as the palette's; what a user builds without any palette, and a
+//                   stand-in for hand-written palettes that answer JSON-RPC without the SDK or checks
+//   this package    Local 1 / 100 / 500 tools; OAuth + Memory and OAuth + Redis, 500 tools
+// Each answer is checked once before loading (content `hi`), and every answer under load must equal it.
 //
 // Every server runs in its own process and all of them are up at once; the load generator (this
 // process) measures them in interleaved rounds, so a change in the machine's background load
@@ -15,7 +25,10 @@
 //   BENCH_LIST_DURATION     seconds of loaded tools/list per 500-tool server (3)
 //   BENCH_PENDING           calls pending at once (10000)
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
-//   BENCH_ONLY              comma list of phases: baseline, local, oauth, list, pending, soak
+//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, oauth, list, pending, soak
+//   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
+//                           connections at the previous landing, on this machine; the list target
+//                           (≥ 3×) is evaluated against it (default: report.mjs LIST_500_AT_LANDING)
 //   BENCH_CPU_PROF          directory: every server process runs with --cpu-prof and writes its profile
 //                           there (summarize one with `node bench/profile-summary.mjs <file>`)
 //   BENCH_HEAP_SNAPSHOTS    directory: Node-RED heap snapshots before and with the calls pending
@@ -30,10 +43,10 @@ import { freePort } from '../dist/test/support/ports.js';
 import { startRedis } from '../dist/test/support/redis-server.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
-import { BRIDGE_CLIENT, CLIENT_ID, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
-import { CALL, ERA, LIST, combineSlices, loadOptions, measureSlice, parseRpc, post, sequentialLatency, warmUp } from './load.mjs';
+import { BRIDGE_CLIENT, CLIENT_ID, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, handWiredFlows, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
+import { CALL, ERA, LIST, combineSlices, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
-import { evaluateTargets, renderMarkdown } from './report.mjs';
+import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTest, soakTest } from './scale.mjs';
 
 const number = (name, fallback) => {
@@ -83,6 +96,7 @@ const results = {
     warmupSeconds: CONFIG.warmup,
     fixture: process.env.BENCH_FIXTURE ?? '.runtime-fixture',
     era: ERA,
+    listReference: listReference(),
     loadBefore: loadavg(),
     loadAfter: undefined,
     config: CONFIG,
@@ -155,6 +169,21 @@ async function startLocalNodeRed() {
   for (const count of LOCAL_TOOL_COUNTS) await waitForPath(`${base}/t${count}`, nodeRed);
   await waitForPath(`${base}/ctl`, nodeRed);
   return { base, nodeRed, stop: () => nodeRed.stop() };
+}
+
+/** Baseline H: Node-RED without the palette's nodes in its flows, one hand-wired http in → function → http response. */
+async function startHandWiredNodeRed() {
+  log('starting Node-RED with Baseline H (core nodes wired by hand)');
+  const nodeRed = await startBenchNodeRed(handWiredFlows(), { cpuProfDir: CPU_PROF });
+  const url = `${nodeRed.adminUrl}${HAND_WIRED_PATH}`;
+  await waitForPath(url, nodeRed);
+  const { body, headers } = rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } });
+  const initialized = parseRpc((await post(url, body, headers)).body);
+  if (!initialized?.result?.capabilities?.tools || initialized.result.serverInfo?.name !== 'hand-wired') {
+    await nodeRed.stop();
+    throw new Error(`Baseline H answered initialize with ${JSON.stringify(initialized).slice(0, 400)}`);
+  }
+  return { url, nodeRed, stop: () => nodeRed.stop() };
 }
 
 /** The pid of the redis-server listening on `port` (its process title names the address). */
@@ -297,6 +326,9 @@ async function main() {
       scenarios.push({ id: 'A', label: 'Baseline A: bare SDK, registerTool', tools: 1, url: a.url, serverPids: [a.pid] });
       scenarios.push({ id: 'B', label: 'Baseline B: bare SDK, registerTool', tools: 500, url: b.url, serverPids: [b.pid] });
       lists.push({ id: 'B', label: 'Baseline B: bare SDK, registerTool', url: b.url, serverPids: [b.pid] });
+      const h = await startHandWiredNodeRed();
+      running.push(h);
+      scenarios.push({ id: 'H', label: 'Baseline H: core nodes, http in → function → http response', tools: 1, url: h.url, serverPids: [h.nodeRed.pid] });
     }
     let local;
     if (['local', 'pending', 'soak'].some((phase) => PHASES.has(phase))) {
