@@ -1,4 +1,4 @@
-// Turns the measurements into the targets of issue 6 and Markdown tables (ready for the README).
+// Turns the measurements into the targets of issues 6 and 16 and Markdown tables (ready for the README).
 
 const fixed = (value, digits = 0) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
 const ratio = (value) => (value === undefined || Number.isNaN(value) ? '—' : `${value.toFixed(2)}×`);
@@ -6,6 +6,36 @@ const ratio = (value) => (value === undefined || Number.isNaN(value) ? '—' : `
 export const SOAK_FLAT_MB = 4;
 export const PENDING_KB_TARGET = 20;
 export const HEAP_BACK_MB = 8;
+// Issue 16: at most 12 KB of heap per pending call in both protocol eras. A run measures the era it
+// speaks (BENCH_ERA), so each era's run evaluates this bound for itself.
+export const PENDING_KB_LEAN_TARGET = 12;
+// Issue 16, against Baseline H (core nodes wired by hand) in the same run: calls/s ratios (≥) and the
+// server CPU per call ratio (≤) of this package.
+export const H_TARGETS = Object.freeze({ local1: 2.0, local1Cpu: 0.5, local500: 1.9, redis500: 1.5 });
+export const LIST_TARGET = 3;
+
+/**
+ * tools/list at 500 tools, this package's Local endpoint, calls/s at 32 connections at the previous
+ * landing (stop 8, 2026-11-29; the bench phase `list`, "32 conn. calls/s" of "this package, Local").
+ * Not recorded: that landing's note and the README kept only the one-at-a-time latency (p50 1.4 ms),
+ * and bench/results.json is not committed, so no number survives to compare with. Measure it on the
+ * machine that measures the new code — a full `BENCH_ONLY=list,local npm run bench` with BENCH_FIXTURE
+ * pointing at that landing's packed palette — and write it here with its date, or pass it as
+ * BENCH_LIST_REFERENCE. Until then the list target is printed as not evaluated.
+ */
+export const LIST_500_AT_LANDING = undefined;
+
+/** The reference for the list target: BENCH_LIST_REFERENCE when set, else LIST_500_AT_LANDING. */
+export function listReference(env = process.env) {
+  if (env.BENCH_LIST_REFERENCE !== undefined && env.BENCH_LIST_REFERENCE !== '') {
+    const value = Number(env.BENCH_LIST_REFERENCE);
+    if (!Number.isFinite(value) || value <= 0) throw new Error('BENCH_LIST_REFERENCE must be a positive number (calls/s)');
+    return { callsPerSecond: value, source: 'BENCH_LIST_REFERENCE' };
+  }
+  return LIST_500_AT_LANDING === undefined ? undefined : { callsPerSecond: LIST_500_AT_LANDING, source: 'report.mjs LIST_500_AT_LANDING' };
+}
+
+const revisionOf = (era) => (era === 'modern' ? '2026-07-28' : '2025-11-25');
 
 export function baselineA(results) {
   return results.calls.find((row) => row.id === 'A')?.callsPerSecond;
@@ -40,12 +70,29 @@ export function evaluateTargets(results) {
   if (a && redis500) add('OAuth + Redis, 500 tools vs Baseline A', redis500 / a, '≥ 0.8×', redis500 / a >= 0.8, spread('oauth-redis-500', 'A'));
   if (b && redis500) add('OAuth + Redis, 500 tools vs Baseline B', redis500 / b, '≥ 3×', redis500 / b >= 3, spread('oauth-redis-500', 'B'));
   if (local1 && local500) add('Local, 500 tools vs 1 tool (this package)', local500 / local1, '≥ 0.9×', local500 / local1 >= 0.9, spread('local-500', 'local-1'));
+  const h = row('H')?.callsPerSecond;
+  const hCpu = row('H')?.serverCpuUsPerCall;
+  const local1Cpu = row('local-1')?.serverCpuUsPerCall;
+  if (h && local1) add('Local, 1 tool vs Baseline H', local1 / h, `≥ ${H_TARGETS.local1.toFixed(1)}×`, local1 / h >= H_TARGETS.local1, spread('local-1', 'H'));
+  if (hCpu && local1Cpu) {
+    add('Local, 1 tool: server CPU per call vs Baseline H', local1Cpu / hCpu, `≤ ${H_TARGETS.local1Cpu.toFixed(1)}×`, local1Cpu / hCpu <= H_TARGETS.local1Cpu, `${fixed(local1Cpu)} vs ${fixed(hCpu)} µs`);
+  }
+  if (h && local500) add('Local, 500 tools vs Baseline H', local500 / h, `≥ ${H_TARGETS.local500.toFixed(1)}×`, local500 / h >= H_TARGETS.local500, spread('local-500', 'H'));
+  if (h && redis500) add('OAuth + Redis, 500 tools vs Baseline H', redis500 / h, `≥ ${H_TARGETS.redis500.toFixed(1)}×`, redis500 / h >= H_TARGETS.redis500, spread('oauth-redis-500', 'H'));
+  const list = results.lists.find((entry) => entry.id === 'local-500')?.loaded?.callsPerSecond;
+  if (list) {
+    const reference = results.meta.listReference;
+    const name = 'tools/list, Local 500 tools, 32 connections, vs the previous landing';
+    if (reference) add(name, list / reference.callsPerSecond, `≥ ${LIST_TARGET}×`, list / reference.callsPerSecond >= LIST_TARGET, `${fixed(list)} vs ${fixed(reference.callsPerSecond)} calls/s (${reference.source})`);
+    else add(name, `${fixed(list)} calls/s`, `≥ ${LIST_TARGET}×`, null, 'no reference recorded: set BENCH_LIST_REFERENCE or LIST_500_AT_LANDING');
+  }
   const p = results.pending;
   if (p) {
     const complete = p.answered === p.calls && p.lost === 0 && p.duplicated === 0 && p.mismatched === 0 && p.pendingAtOnce === p.calls;
     add(`${p.calls} calls pending at once: all answered, none lost or duplicated`, `${p.answered}/${p.calls}`, 'all', complete,
       `pending at once ${p.pendingAtOnce}, lost ${p.lost}, duplicated ${p.duplicated}, mismatched ${p.mismatched}`);
     add('Heap per pending call', p.kbPerPendingCall, `≤ ${PENDING_KB_TARGET} KB`, p.kbPerPendingCall <= PENDING_KB_TARGET);
+    add(`Heap per pending call, ${revisionOf(results.meta.era)} calls (bound for both eras)`, p.kbPerPendingCall, `≤ ${PENDING_KB_LEAN_TARGET} KB`, p.kbPerPendingCall <= PENDING_KB_LEAN_TARGET);
     add('Heap after the pending calls, vs before', p.heapAfterDeltaMb, `≤ ${HEAP_BACK_MB} MB above`, p.heapAfterDeltaMb <= HEAP_BACK_MB);
   }
   const s = results.soak;
@@ -71,16 +118,18 @@ export function renderMarkdown(results) {
   );
   lines.push('');
   const aCpu = results.calls.find((row) => row.id === 'A')?.serverCpuUsPerCall;
-  lines.push('| scenario | tools | calls/s | p50 ms | p99 ms | × A | × B | server CPU µs/call | × A by CPU | faults |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const hRow = results.calls.find((row) => row.id === 'H');
+  lines.push('| scenario | tools | calls/s | p50 ms | p99 ms | × A | × B | × H | server CPU µs/call | × A by CPU | CPU ÷ H | faults |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of results.calls) {
     const faults = row.errors + row.timeouts + row.non2xx + row.mismatches;
     lines.push(
-      `| ${row.label} | ${row.tools} | ${fixed(row.callsPerSecond)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${a ? ratio(row.callsPerSecond / a) : '—'} | ${b ? ratio(row.callsPerSecond / b) : '—'} | ${fixed(row.serverCpuUsPerCall)} | ${aCpu && row.serverCpuUsPerCall ? ratio(aCpu / row.serverCpuUsPerCall) : '—'} | ${faults} |`,
+      `| ${row.label} | ${row.tools} | ${fixed(row.callsPerSecond)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${a ? ratio(row.callsPerSecond / a) : '—'} | ${b ? ratio(row.callsPerSecond / b) : '—'} | ${hRow ? ratio(row.callsPerSecond / hRow.callsPerSecond) : '—'} | ${fixed(row.serverCpuUsPerCall)} | ${aCpu && row.serverCpuUsPerCall ? ratio(aCpu / row.serverCpuUsPerCall) : '—'} | ${hRow?.serverCpuUsPerCall && row.serverCpuUsPerCall ? ratio(row.serverCpuUsPerCall / hRow.serverCpuUsPerCall) : '—'} | ${faults} |`,
     );
   }
   lines.push('');
-  lines.push('Server CPU: user + system time of the server process (Baselines, Node-RED; for OAuth + Redis also redis-server) per answered call; × A by CPU = Baseline A\'s CPU per call divided by the row\'s.');
+  lines.push('Server CPU: user + system time of the server process (Baselines, Node-RED; for OAuth + Redis also redis-server) per answered call; × A by CPU = Baseline A\'s CPU per call divided by the row\'s; CPU ÷ H = the row\'s CPU per call divided by Baseline H\'s (lower is leaner).');
+  if (hRow) lines.push('Baseline H: core Node-RED nodes wired by hand (http in → function → http response) answering JSON-RPC for one echo tool, in its own Node-RED process of the same version.');
   if (results.lists.length > 0) {
     lines.push('');
     lines.push('| tools/list, 500 tools | one at a time p50 ms | p99 ms | 32 conn. calls/s | p50 ms | p99 ms |');
@@ -117,7 +166,8 @@ export function renderMarkdown(results) {
   lines.push('|---|---:|---|---|');
   for (const target of results.targets) {
     const value = typeof target.value === 'number' ? (target.goal.includes('×') ? ratio(target.value) : fixed(target.value, 1)) : target.value;
-    lines.push(`| ${target.name} | ${value} | ${target.goal} | ${target.pass ? 'pass' : '**miss**'}${target.detail ? ` (${target.detail})` : ''} |`);
+    const verdict = target.pass === null || target.pass === undefined ? 'not evaluated' : target.pass ? 'pass' : '**miss**';
+    lines.push(`| ${target.name} | ${value} | ${target.goal} | ${verdict}${target.detail ? ` (${target.detail})` : ''} |`);
   }
   return lines.join('\n');
 }
