@@ -43,8 +43,13 @@ export function parseRpc(body) {
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
 
-/** One POST; resolves with status, headers and body text. */
-export function post(url, body, headers = {}, { agent = keepAlive, timeoutMs = 30_000 } = {}) {
+/**
+ * One POST; resolves with status, headers and body text. A keep-alive socket the server closed while
+ * it sat idle (its keep-alive timeout, e.g. during the minute of the bare-SDK pending reference)
+ * resets the next request on it before the server read it: that request is sent once more on a
+ * fresh socket, as Node's http documentation advises (`request.reusedSocket`).
+ */
+export function post(url, body, headers = {}, { agent = keepAlive, timeoutMs = 30_000 } = {}, retried = false) {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers: { ...MCP_HEADERS, ...headers } }, (res) => {
       const chunks = [];
@@ -53,7 +58,10 @@ export function post(url, body, headers = {}, { agent = keepAlive, timeoutMs = 3
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', (error) => {
+      if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(post(url, body, headers, { agent, timeoutMs }, true));
+      else reject(error);
+    });
     req.end(body);
   });
 }
