@@ -1,4 +1,5 @@
 import type { Logger } from '../core/logger.js';
+import type { RequestLog } from '../core/rate-limited-log.js';
 import type { Store } from '../storage/store.js';
 import type { AuditSink } from './audit.js';
 import type { ConsentPolicy } from './consent/consent-types.js';
@@ -32,4 +33,6 @@ export interface AuthConfiguration {
   createUpstream(redirectUri: string): UpstreamSignIn;
   readonly audit: AuditSink;
   readonly logger: Logger;
+  /** For lines any client can cause once per request (refusals, outages): one per kind per interval. */
+  readonly requestLog: RequestLog;
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger.js';
+import type { RequestLog } from '../core/rate-limited-log.js';
 import { ClientRejected, type ClientResolver, type KnownClient } from './bridge/bridge-context.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
 import { ClientMetadataError } from './clients/client-metadata-error.js';
@@ -16,7 +16,8 @@ export function createClientResolver(
   pinned: ReadonlyMap<string, ClientMetadata>,
   allowList: HostAllowList,
   registered: RegisteredClientLookup | undefined,
-  logger: Logger,
+  /** Any client can present a document that is refused, once per sign-in attempt. */
+  log: Pick<RequestLog, 'warn'>,
 ): ClientResolver {
   return {
     async resolve(clientId: string): Promise<KnownClient> {
@@ -38,7 +39,7 @@ export function createClientResolver(
           metadata = await fetchClientMetadata(clientId, { allowList });
         } catch (error) {
           if (error instanceof ClientMetadataError) {
-            logger.warn(`client metadata refused (${error.reason})${error.detail ? `: ${error.detail}` : ''}`);
+            log.warn(`client_metadata_refused:${error.reason}`, `client metadata refused (${error.reason})${error.detail ? `: ${error.detail}` : ''}`);
             throw new ClientRejected(error.message);
           }
           throw error;

@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { loggerOf } from '../../lib/core/logger.js';
+import { rateLimitedLog } from '../../lib/core/rate-limited-log.js';
 import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
 import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
 import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-settings.js';
@@ -28,6 +29,11 @@ export default function (RED: NodeAPI) {
     RED.nodes.createNode(this, config);
     const node = this;
     const logger = loggerOf(node);
+    const requestLog = rateLimitedLog(logger);
+    node.on('close', (_removed: boolean, done: () => void) => {
+      requestLog.flush();
+      done();
+    });
     try {
       const settings = parseAuthConfig(config as unknown as Record<string, unknown>, node.credentials as AuthCredentials);
       const storageNode = RED.nodes.getNode(config.storage ?? '') as McpRedisNode | null;
@@ -48,7 +54,7 @@ export default function (RED: NodeAPI) {
           settings.pinnedClients,
           settings.allowList,
           createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
-          logger,
+          requestLog,
         ),
         createUpstream: (redirectUri: string) => createUpstreamSignIn(provider, redirectUri),
         ...(settings.refresh
@@ -56,6 +62,7 @@ export default function (RED: NodeAPI) {
           : {}),
         audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
         logger,
+        requestLog,
       });
     } catch (error) {
       if (!(error instanceof McpPaletteError)) throw error;

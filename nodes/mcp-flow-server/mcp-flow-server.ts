@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { loggerOf } from '../../lib/core/logger.js';
+import { rateLimitedLog } from '../../lib/core/rate-limited-log.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import { formatAuditLine, toolCallAudit, type AuditEvent } from '../../lib/auth/audit.js';
@@ -59,6 +60,11 @@ export default function (RED: NodeAPI) {
     };
     const describe = (error: McpPaletteError) => t(`errors.${catalogKey(error.code)}`, { ...error.params });
     const audit = (event: AuditEvent) => node.log(formatAuditLine(event));
+    // A client that hangs up leaves the flow's answer with nobody waiting: one line per minute, with a
+    // count, however many clients do it.
+    const requestLog = rateLimitedLog(loggerOf(node), {
+      summary: (kind, count, seconds) => t(`log.repeated.${kind}`, { count, seconds }),
+    });
 
     // Logged once per change, so the log shows where each endpoint serves without repeating it.
     let lastServing = '';
@@ -84,7 +90,7 @@ export default function (RED: NodeAPI) {
           const executionId = msg.payload?.executionId;
           if (typeof executionId !== 'string') return done(new Error(t('errors.badResponse')));
           if (controller.settle(executionId, { result: msg.payload?.result, error: msg.payload?.error }) === 'unknown') {
-            node.warn(t('errors.unknownExecution', { executionId }));
+            requestLog.warn('unknownExecution', t('errors.unknownExecution', { executionId }));
           }
           return done();
         }
@@ -111,6 +117,7 @@ export default function (RED: NodeAPI) {
     node.on('close', (removed: boolean, done: () => void) => {
       RED.events.removeListener('flows:started', onFlowsStarted);
       stopWatchingStorage?.();
+      requestLog.flush();
       if (!controller) return done();
       const reason = removed ? 'the endpoint was removed' : 'the endpoint was redeployed';
       controller.stop(reason).then(() => done(), () => done());

@@ -205,6 +205,18 @@ describe('mcp-flow-server', () => {
     assert.equal((await rpc(port, 'tools/list')).status, 200, 'still serving');
   });
 
+  it('late responses from many hung-up calls make one warning (the rest are counted into one line per minute)', async () => {
+    const port = await freePort();
+    const { server } = await serve(port);
+    for (let i = 0; i < 50; i += 1) server.receive({ topic: 'mcp-tool-response', payload: { executionId: `gone-${i}`, result: 'late' } });
+    // Input is handled in order: once this one's error shows, all 50 late answers have been handled.
+    server.receive({ topic: 'mcp-tool-response', payload: { result: 'orphan' } });
+    await waitFor(() => messagesOf(server, 'error').length > 0, 'node.error');
+    assert.deepEqual(messagesOf(server, 'warn'), [
+      'Dropped a response for unknown or finished execution gone-0 (it timed out, was answered already, or the endpoint restarted)',
+    ]);
+  });
+
   it('a response without executionId is an error', async () => {
     const port = await freePort();
     const { server } = await serve(port);

@@ -175,7 +175,9 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
         next = (await rawRequest(urlC, call(2, 0))).json();
       } while (next.error?.code === -32000 && Date.now() < deadline && (await new Promise((resolve) => setTimeout(resolve, 25)), true));
       assert.equal(next.result?.content[0].text, 'c done', JSON.stringify(next));
-      await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
+      // Late answers are logged once per minute per endpoint, with a count (rate-limited-log.test):
+      // the first revision's drop is written in full, the next one within the minute only counted.
+      if (revision === Object.keys(slowCall)[0]) await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
     });
   }
 

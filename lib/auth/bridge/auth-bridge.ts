@@ -47,6 +47,7 @@ export class AuthBridge {
       scopes: auth.scopes,
       audit: auth.audit,
       logger: auth.logger,
+      requestLog: auth.requestLog,
       consent: createConsent<FinishedSignIn>({
         store: auth.store,
         namespace: auth.namespace,
@@ -55,6 +56,7 @@ export class AuthBridge {
         policy: auth.consentPolicy,
         secureCookies: issuer.startsWith('https:'),
         logger: auth.logger,
+        requestLog: auth.requestLog,
       }),
       refresh: auth.refresh
         ? createRefreshService({

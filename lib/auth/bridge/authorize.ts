@@ -81,8 +81,8 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
       res.writeHead(302, { location: upstream.url, 'cache-control': 'no-store' });
       res.end();
     } catch (error) {
-      if (error instanceof StorageUnavailableError) ctx.logger.error(`sign-in state could not be stored: ${error.message}`);
-      else ctx.logger.warn(`the identity provider could not be reached to start a sign-in`);
+      if (error instanceof StorageUnavailableError) ctx.requestLog.error('sign_in_storage', `sign-in state could not be stored: ${error.message}`);
+      else ctx.requestLog.warn('sign_in_provider', `the identity provider could not be reached to start a sign-in`);
       fail('temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.');
     }
   };

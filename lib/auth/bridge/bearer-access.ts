@@ -62,7 +62,7 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
       try {
         grant = decodeRecord<AccessGrant>(await ctx.store.get({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(token) }));
       } catch {
-        ctx.logger.error(`token check on ${endpoint.path} failed: storage unavailable`);
+        ctx.requestLog.error('token_check_storage', `token check on ${endpoint.path} failed: storage unavailable`);
         return { allowed: false, reject: (res) => sendJsonRpcError(res, 503, -32000, 'Authorization storage is temporarily unavailable; retry shortly.', { 'retry-after': '5' }) };
       }
       if (!grant || grant.expiresAt <= Date.now()) {

@@ -1,4 +1,5 @@
 import type { ClientAddressOf } from '../../http/client-address.js';
+import type { RequestLog } from '../../core/rate-limited-log.js';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
 import type { AuditSink } from '../audit.js';
@@ -76,6 +77,8 @@ export interface BridgeContext {
   readonly scopes: readonly string[];
   readonly audit: AuditSink;
   readonly logger: Logger;
+  /** Lines a request can cause (storage or provider outages seen per request): rate limited per kind. */
+  readonly requestLog: RequestLog;
   readonly consent: Consent<FinishedSignIn>;
   /** Present when refresh tokens are offered. */
   readonly refresh: RefreshService | undefined;

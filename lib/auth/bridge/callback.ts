@@ -67,7 +67,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       identity = await ctx.upstream.completeSignIn(url, pending.upstream, { includeRefreshToken: wantsRefresh });
     } catch (error) {
       const reason = (error as { reason?: string }).reason ?? 'invalid_response';
-      if (reason === 'provider_config') ctx.logger.error('the identity provider refused the bridge\'s client configuration (provider_config): check the client ID, secret and redirect URI registered there');
+      if (reason === 'provider_config') ctx.requestLog.error('provider_config', 'the identity provider refused the bridge\'s client configuration (provider_config): check the client ID, secret and redirect URI registered there');
       if (reason === 'unavailable' || reason === 'provider_config') {
         return refuse('temporarily_unavailable', 'The identity provider is unavailable; try again shortly.', reason);
       }
@@ -108,7 +108,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
     try {
       if (!(await ctx.consent.alreadyApproved(request))) return await ctx.consent.prompt(res, request, finished);
     } catch {
-      ctx.logger.error('consent state could not be read or stored: storage unavailable');
+      ctx.requestLog.error('consent_storage', 'consent state could not be read or stored: storage unavailable');
       return refuse('temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', 'storage_unavailable', identity.subject);
     }
     await issueCodeAndRedirect(ctx, res, finished);
@@ -117,7 +117,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
 
 function storageFailure(ctx: BridgeContext, res: ServerResponse, error: unknown): void {
   const message = error instanceof StorageUnavailableError ? error.message : 'storage error';
-  ctx.logger.error(`sign-in state could not be read: ${message}`);
+  ctx.requestLog.error('callback_storage', `sign-in state could not be read: ${message}`);
   sendOAuthFailure(res, temporarilyUnavailable());
 }
 

@@ -15,7 +15,7 @@ export function createConsentHandler(ctx: BridgeContext) {
         ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: `consent_${error.reason}` });
         return sendConsentRefusal(res, error);
       }
-      ctx.logger.error('consent could not be read: storage unavailable');
+      ctx.requestLog.error('consent_storage', 'consent could not be read: storage unavailable');
       return sendConsentUnavailable(res);
     }
     const finished = outcome.pending;

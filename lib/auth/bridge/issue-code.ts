@@ -24,7 +24,7 @@ export async function issueCodeAndRedirect(ctx: BridgeContext, res: ServerRespon
   try {
     await ctx.store.put({ namespace: ctx.namespace, kind: RECORD_KINDS.code, id: sha256(code) }, encodeRecord(record), SIGN_IN_TTL_SECONDS);
   } catch (error) {
-    ctx.logger.error(`authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
+    ctx.requestLog.error('code_storage', `authorization code could not be stored: ${error instanceof Error ? error.message : 'storage error'}`);
     ctx.audit({ event: 'oauth.sign_in', outcome: 'refused', reason: 'storage_unavailable', subject: issued.identity.subject, client: issued.client, endpoint: finished.endpointPath });
     const destination = { redirectUri: issued.redirectUri, ...(finished.redirectTrusted !== undefined ? { redirectTrusted: finished.redirectTrusted } : {}) };
     return sendAuthorizationError(res, destination, ctx.issuer, 'temporarily_unavailable', 'Sign-in is temporarily unavailable; try again shortly.', clientState);

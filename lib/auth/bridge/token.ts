@@ -38,7 +38,7 @@ export function createTokenHandler(ctx: BridgeContext) {
         }
         return sendOAuthFailure(res, error);
       }
-      ctx.logger.error(`token request failed: ${error instanceof Error ? error.message : 'storage error'}`);
+      ctx.requestLog.error('token_storage', `token request failed: ${error instanceof Error ? error.message : 'storage error'}`);
       sendOAuthFailure(res, temporarilyUnavailable());
     }
   };

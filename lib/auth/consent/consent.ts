@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/logger.js';
+import type { RequestLog } from '../../core/rate-limited-log.js';
 import { isStorageUnavailable, type Store, type StoreKey } from '../../storage/store.js';
 import { constantTimeEqual, newOpaqueToken, sha256 } from '../secrets.js';
 import { clearCookie, cookieName, readCookie, setCookie } from '../../http/cookies.js';
@@ -20,6 +21,8 @@ export interface ConsentContext {
   /** True when the issuer is HTTPS: the cookie gets `Secure` and the `__Host-` prefix. */
   readonly secureCookies: boolean;
   readonly logger: Logger;
+  /** Where a refused answer that looks forged is reported (a browser can repeat it at will). */
+  readonly requestLog?: RequestLog;
   /** Clock in milliseconds for remembered approvals' age; tests pass the MemoryStore's fake one. */
   readonly now?: () => number;
 }
@@ -67,7 +70,7 @@ interface PendingConsent {
  * answered once, right or wrong.
  */
 export function createConsent<P = unknown>(ctx: ConsentContext): Consent<P> {
-  const { store, namespace, slug, policy, secureCookies, logger } = ctx;
+  const { store, namespace, slug, policy, secureCookies, logger, requestLog } = ctx;
   // Strict: the answer is a same-origin form POST, so a forged cross-site POST arrives without it.
   const cookieOptions = { sameSite: 'Strict', secure: secureCookies } as const;
   assertPolicy(policy);
@@ -123,8 +126,10 @@ export function createConsent<P = unknown>(ctx: ConsentContext): Consent<P> {
   };
 
   function refuse(reason: 'cookie_missing' | 'unknown_consent' | 'csrf'): ConsentRefused {
-    const log = reason === 'csrf' ? logger.warn : logger.debug;
-    log.call(logger, `consent answer refused (${reason})`);
+    const line = `consent answer refused (${reason})`;
+    if (reason !== 'csrf') logger.debug(line);
+    else if (requestLog) requestLog.warn('consent_csrf', line);
+    else logger.warn(line);
     return new ConsentRefused(reason);
   }
 
