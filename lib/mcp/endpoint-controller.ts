@@ -6,6 +6,8 @@ import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
 import { McpEndpoint, type CallFinished, type ExecutionContext } from './mcp-endpoint.js';
+import { securitySchemesFor } from './security-schemes.js';
+import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -81,12 +83,18 @@ export class EndpointController {
   /** The tool set changes only on deploy; the catalog is rebuilt then, never per request. */
   refreshCatalog(): void {
     if (!this.endpoint) return;
-    this.endpoint.setCatalog(this.options.tools.catalogFor(this.endpoint.path, this.options.builtInTools));
+    this.endpoint.setCatalog(this.catalog());
     this.report({ state: 'serving', url: this.url, tools: this.endpoint.toolCount });
   }
 
   settle(executionId: string, answer: { result?: unknown; error?: unknown }): 'settled' | 'unknown' {
     return this.endpoint?.settle(executionId, answer) ?? 'unknown';
+  }
+
+  /** Built on deploy only: the schemes are the same for every tool of the endpoint. */
+  private catalog(): ToolCatalog {
+    const { settings, tools, builtInTools, access } = this.options;
+    return tools.catalogFor(settings.path, builtInTools, securitySchemesFor(settings.access, access.auth?.scopes));
   }
 
   private get url(): string {
@@ -108,7 +116,7 @@ export class EndpointController {
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });
-      endpoint.setCatalog(this.options.tools.catalogFor(settings.path, this.options.builtInTools));
+      endpoint.setCatalog(this.catalog());
       this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle);
       this.endpoint = endpoint;
       this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });

@@ -1,5 +1,6 @@
 import { McpPaletteError } from '../core/errors.js';
 import { ToolCatalog } from './tool-catalog.js';
+import type { SecurityScheme } from './security-schemes.js';
 import type { ToolBinding, ToolDefinition } from './tool-definition.js';
 
 interface Registration {
@@ -34,14 +35,14 @@ export class ToolRegistry {
   }
 
   /** `builtIn` tools (get_flow) join the catalog; a declared tool with the same name gives way. */
-  catalogFor(path: string, builtIn: readonly ToolDefinition[] = []): ToolCatalog {
+  catalogFor(path: string, builtIn: readonly ToolDefinition[] = [], securitySchemes?: readonly SecurityScheme[]): ToolCatalog {
     const reserved = new Set(builtIn.map((tool) => tool.name));
     const tools: ToolDefinition[] = [...builtIn];
     for (const { definition } of this.registrations.values()) {
       if (reserved.has(definition.name)) continue;
       if (definition.binding.shared || definition.binding.path === path) tools.push(definition);
     }
-    return new ToolCatalog(tools);
+    return new ToolCatalog(tools, securitySchemes);
   }
 }
 

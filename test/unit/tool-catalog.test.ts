@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { securitySchemesFor } from '../../lib/mcp/security-schemes.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
 
@@ -38,5 +39,28 @@ describe('ToolCatalog', () => {
     assert.equal(ToolCatalog.empty.size, 0);
     assert.deepEqual(ToolCatalog.empty.listResult.tools, []);
     assert.equal(ToolCatalog.empty.find('anything'), undefined);
+  });
+
+  it('adds the endpoint\'s security schemes to every listing, top level and under _meta, keeping the tool\'s own _meta', () => {
+    const withMeta = { ...tool('b'), listing: { ...tool('b').listing, _meta: { 'example/keep': true } } };
+    const schemes = securitySchemesFor('oauth', ['openid', 'profile', 'email', 'groups']);
+    const catalog = new ToolCatalog([withMeta, tool('a')], schemes);
+    const expected = [{ type: 'oauth2', scopes: ['openid', 'profile', 'email', 'groups'] }];
+    const [a, b] = catalog.listResult.tools as Array<Record<string, unknown> & { _meta?: Record<string, unknown> }>;
+    assert.deepEqual(a!['securitySchemes'], expected);
+    assert.deepEqual(a!._meta, { securitySchemes: expected });
+    assert.deepEqual(b!['securitySchemes'], expected);
+    assert.deepEqual(b!._meta, { 'example/keep': true, securitySchemes: expected });
+  });
+});
+
+describe('securitySchemesFor', () => {
+  it('names the mcp-auth scopes as they are: offline_access only when refresh put it there', () => {
+    assert.deepEqual(securitySchemesFor('oauth', ['openid', 'email']), [{ type: 'oauth2', scopes: ['openid', 'email'] }]);
+    assert.deepEqual(securitySchemesFor('oauth', ['openid', 'email', 'offline_access']), [{ type: 'oauth2', scopes: ['openid', 'email', 'offline_access'] }]);
+  });
+
+  it('says noauth for Local access', () => {
+    assert.deepEqual(securitySchemesFor('local'), [{ type: 'noauth' }]);
   });
 });
