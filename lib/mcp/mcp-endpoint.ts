@@ -144,6 +144,14 @@ export class McpEndpoint {
 
   /** The listener route for this endpoint's path. */
   readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // The SDK's own cancellation does not fire for a stateless client that simply hangs up, so the
+    // connection itself tells the broker to release the call. Listened to from the first byte: a
+    // hang-up during the access check (a token looked up in a slow Redis) happens before any later
+    // listener could hear it, and the call would then hold its slot until the tool's time limit.
+    const disconnect = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) disconnect.abort();
+    });
     const decision = await this.options.access.check(req);
     if (!decision.allowed) {
       req.resume();
@@ -153,12 +161,6 @@ export class McpEndpoint {
       }
       return;
     }
-    // The SDK's own cancellation does not fire for a stateless client that simply hangs up, so the
-    // connection itself tells the broker to release the call.
-    const disconnect = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) disconnect.abort();
-    });
     const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal };
     const authInfo: AuthInfo = { token: '', clientId: decision.caller.client ?? 'local', scopes: [], extra: { [EXCHANGE_KEY]: exchange } };
     // Read and parse the body once, whatever the access mode (OAuth already had to).
