@@ -1,4 +1,7 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { isLoopbackHost } from '../access/loopback.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError, describeError } from '../core/errors.js';
 import { sendJson } from './responses.js';
@@ -8,6 +11,20 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void |
 export interface ListenerAddress {
   readonly port: number;
   readonly host: string;
+}
+
+/** Turns a bind host name into the address to listen on (the system resolver unless a test passes one). */
+export type ResolveHost = (host: string) => Promise<string>;
+
+const systemResolve: ResolveHost = async (host) => (await lookup(host)).address;
+
+export interface MountOptions {
+  /**
+   * Serve the route only if the listener really bound a loopback address. A name such as
+   * `mcp.localhost` passes as loopback by its spelling, but the system resolver decides what it
+   * binds; Local access must not be served on whatever address that turned out to be.
+   */
+  readonly loopbackOnly?: boolean;
 }
 
 /** What a mount returns: the only way to take the route down again. */
@@ -28,7 +45,7 @@ class SharedListener {
   readonly server: Server;
   readonly ready: Promise<void>;
 
-  constructor(address: ListenerAddress) {
+  constructor(address: ListenerAddress, resolveHost: ResolveHost) {
     this.address = address;
     this.server = createServer((req, res) => this.dispatch(req, res));
     this.ready = new Promise((resolve, reject) => {
@@ -45,8 +62,19 @@ class SharedListener {
       };
       this.server.once('error', onError);
       this.server.once('listening', onListening);
-      this.server.listen(address.port, address.host);
+      // Resolved here rather than by listen() so the address bound is the one checked afterwards.
+      const host = address.host.startsWith('[') && address.host.endsWith(']') ? address.host.slice(1, -1) : address.host;
+      (isIP(host) ? Promise.resolve(host) : resolveHost(host)).then(
+        (bindAddress) => this.server.listen(address.port, bindAddress),
+        (error: NodeJS.ErrnoException) => onError(error),
+      );
     });
+  }
+
+  /** The address the server really listens on (after `ready`). */
+  get boundAddress(): string | undefined {
+    const info = this.server.address();
+    return info && typeof info === 'object' ? info.address : undefined;
   }
 
   private dispatch(req: IncomingMessage, res: ServerResponse): void {
@@ -80,13 +108,19 @@ class SharedListener {
 export class ListenerRegistry {
   private readonly listeners = new Map<number, SharedListener>();
   private readonly closing = new Map<number, Promise<void>>();
+  private readonly resolveHost: ResolveHost;
+
+  constructor(options: { readonly resolveHost?: ResolveHost } = {}) {
+    this.resolveHost = options.resolveHost ?? systemResolve;
+  }
 
   /**
    * Serves `handler` at `path` on the listener for `address.port`, opening it if needed.
    * Rejects with a McpPaletteError (`path_conflict`, `bind_mismatch`, `port_in_use`,
-   * `listen_failed`) instead of throwing from an event, so callers can show it in node status.
+   * `listen_failed`, `local_bound_not_loopback`) instead of throwing from an event, so callers can
+   * show it in node status.
    */
-  async mount(address: ListenerAddress, path: string, handler: RouteHandler): Promise<MountedRoute> {
+  async mount(address: ListenerAddress, path: string, handler: RouteHandler, options: MountOptions = {}): Promise<MountedRoute> {
     // A listener still closing from the previous deploy holds the port for a moment.
     await this.closing.get(address.port);
     let listener = this.listeners.get(address.port);
@@ -103,10 +137,12 @@ export class ListenerRegistry {
       });
     }
     if (!listener) {
-      listener = new SharedListener(address);
+      listener = new SharedListener(address, this.resolveHost);
       this.listeners.set(address.port, listener);
     }
-    listener.routes.set(path, handler);
+    // Until the bound address is known to be acceptable, the path is only reserved: nothing is served.
+    const route = options.loopbackOnly ? notServed : handler;
+    listener.routes.set(path, route);
     try {
       await listener.ready;
     } catch (error) {
@@ -116,22 +152,31 @@ export class ListenerRegistry {
     }
     const owned = listener;
     let mounted = true;
-    return {
-      address,
-      path,
-      unmount: async () => {
-        if (!mounted) return;
-        mounted = false;
-        if (owned.routes.get(path) === handler) owned.routes.delete(path);
-        if (owned.routes.size > 0 || this.listeners.get(address.port) !== owned) return;
-        this.listeners.delete(address.port);
-        const closed = owned.close().finally(() => {
-          if (this.closing.get(address.port) === closed) this.closing.delete(address.port);
-        });
-        this.closing.set(address.port, closed);
-        await closed;
-      },
+    const unmount = async () => {
+      if (!mounted) return;
+      mounted = false;
+      const current = owned.routes.get(path);
+      if (current === handler || current === route) owned.routes.delete(path);
+      if (owned.routes.size > 0 || this.listeners.get(address.port) !== owned) return;
+      this.listeners.delete(address.port);
+      const closed = owned.close().finally(() => {
+        if (this.closing.get(address.port) === closed) this.closing.delete(address.port);
+      });
+      this.closing.set(address.port, closed);
+      await closed;
     };
+    if (options.loopbackOnly) {
+      const bound = owned.boundAddress;
+      if (bound === undefined || !isLoopbackHost(bound)) {
+        await unmount();
+        throw new McpPaletteError('local_bound_not_loopback', `${address.host} is bound to ${bound ?? 'an unknown address'}, not a loopback address`, {
+          host: address.host,
+          address: bound ?? 'unknown',
+        });
+      }
+      if (owned.routes.get(path) === route) owned.routes.set(path, handler);
+    }
+    return { address, path, unmount };
   }
 
   /** The port actually bound (differs from the requested one only for port 0, used by tests). */
@@ -143,6 +188,8 @@ export class ListenerRegistry {
 
 /** Process-wide: Node-RED loads this module once, and one port can have only one server. */
 export const listenerRegistry = new ListenerRegistry();
+
+const notServed: RouteHandler = (_req, res) => sendJson(res, 404, { error: 'not_found' });
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/';

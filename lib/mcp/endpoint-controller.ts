@@ -117,7 +117,10 @@ export class EndpointController {
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });
       endpoint.setCatalog(this.catalog());
-      this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle);
+      // Local access has no sign-in: it is served only where nobody else can reach it.
+      this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle, {
+        loopbackOnly: settings.access === 'local',
+      });
       this.endpoint = endpoint;
       this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });
     } catch (error) {

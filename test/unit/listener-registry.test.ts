@@ -205,4 +205,61 @@ describe('ListenerRegistry', () => {
       await second.unmount();
     }
   });
+
+  // The bind name is resolved through the registry's resolver, so a test can say what a name such as
+  // mcp.localhost resolves to, the way a hosts file or a DNS server could.
+  it('serves a loopback-only route when the bind name resolved to a loopback address', async () => {
+    const registry = new ListenerRegistry({ resolveHost: async (host) => (host === 'mcp.localhost' ? '127.0.0.1' : host) });
+    const port = await freePort();
+    const route = await registry.mount({ port, host: 'mcp.localhost' }, '/mcp', answer('local'), { loopbackOnly: true });
+    try {
+      assert.equal((await get(port, '/mcp')).body, 'local');
+    } finally {
+      await route.unmount();
+    }
+  });
+
+  it('refuses a loopback-only route when the bind name resolved to a non-loopback address, and lets the port go', async () => {
+    const registry = new ListenerRegistry({ resolveHost: async (host) => (host === 'mcp.localhost' ? '0.0.0.0' : host) });
+    const port = await freePort();
+    await assert.rejects(
+      // A mount that wrongly succeeds is taken down again, so the failure is reported, not a hang.
+      registry.mount({ port, host: 'mcp.localhost' }, '/mcp', answer('must not be served'), { loopbackOnly: true }).then(async (route) => {
+        await route.unmount();
+        return route;
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof McpPaletteError && error.code === 'local_bound_not_loopback', String(error));
+        assert.deepEqual(error.params, { host: 'mcp.localhost', address: '0.0.0.0' });
+        return true;
+      },
+    );
+    assert.equal(await portIsFree(port), true, 'the listener opened only for this route is closed again');
+  });
+
+  it('keeps a listener that other routes use when it refuses a loopback-only route on it', async () => {
+    const registry = new ListenerRegistry({ resolveHost: async (host) => (host === 'mcp.localhost' ? '0.0.0.0' : host) });
+    const port = await freePort();
+    const open = await registry.mount({ port, host: 'mcp.localhost' }, '/open', answer('open'));
+    try {
+      const local = registry.mount({ port, host: 'mcp.localhost' }, '/local', answer('local'), { loopbackOnly: true });
+      await assert.rejects(local.then(async (route) => route.unmount()), hasCode('local_bound_not_loopback'));
+      assert.equal((await get(port, '/open')).body, 'open');
+      assert.equal((await get(port, '/local')).status, 404);
+    } finally {
+      await open.unmount();
+    }
+  });
+
+  it('reports listen_failed when the bind name does not resolve', async () => {
+    const registry = new ListenerRegistry({
+      resolveHost: async (host) => {
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    });
+    const port = await freePort();
+    await assert.rejects(registry.mount({ port, host: 'nowhere.localhost' }, '/mcp', answer('x')), hasCode('listen_failed'));
+    assert.equal(await portIsFree(port), true);
+  });
 });
+
