@@ -11,6 +11,8 @@ export const DEFAULTS = Object.freeze({
   maxConcurrentCallsLimit: 10_000,
   toolTimeoutSeconds: 60,
   toolTimeoutSecondsMax: 86_400,
+  /** How long progress can keep a call alive in all; never less than the tool's own time limit. */
+  toolMaxDurationSeconds: 600,
   /** Largest POST body an MCP endpoint reads; larger answers 413 before parsing. */
   maxRequestBodyBytes: 256 * 1024,
   /** Deepest nesting of arrays and objects a request body may have (the batch array counts as one). */

@@ -5,7 +5,9 @@ import { McpPaletteError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
-import { McpEndpoint, type CallFinished, type ExecutionContext } from './mcp-endpoint.js';
+import type { CancelReason } from '../execution/cancellation.js';
+import type { LogLine, ProgressReport } from './call-stream.js';
+import { McpEndpoint, type CallFinished, type ExecutionContext, type LogDelivery, type ProgressDelivery } from './mcp-endpoint.js';
 import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -27,6 +29,7 @@ export interface EndpointControllerOptions {
   readonly access: AccessDependencies;
   readonly logger: Logger;
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
+  readonly onAbandoned?: (executionId: string, reason: CancelReason, context: ExecutionContext) => void;
   readonly onCallFinished?: (event: CallFinished) => void;
   readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
@@ -91,6 +94,14 @@ export class EndpointController {
     return this.endpoint?.settle(executionId, answer) ?? 'unknown';
   }
 
+  progress(executionId: string, report: ProgressReport): ProgressDelivery {
+    return this.endpoint?.progress(executionId, report) ?? 'unknown';
+  }
+
+  log(executionId: string, line: LogLine): LogDelivery {
+    return this.endpoint?.log(executionId, line) ?? 'unknown';
+  }
+
   /** Built on deploy only: the schemes are the same for every tool of the endpoint. */
   private catalog(): ToolCatalog {
     const { settings, tools, builtInTools, access } = this.options;
@@ -113,6 +124,7 @@ export class EndpointController {
         maxInFlight: settings.maxConcurrent,
         logger,
         execute: this.options.execute,
+        ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}),
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });

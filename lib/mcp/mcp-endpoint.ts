@@ -20,8 +20,13 @@ import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
 import { sendJson, sendJsonRpcError } from '../http/responses.js';
-import { bodylessWebRequest, writeWebResponse } from '../http/web-exchange.js';
+import { bodylessWebRequest } from '../http/web-exchange.js';
+import { writeAnyWebResponse } from '../http/write-event-stream.js';
 import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
+import { cancelledRequestId, type CancelReason } from '../execution/cancellation.js';
+import { callerKey } from '../access/caller-key.js';
+import { openCallStream, hasToolCall, wantsProgress, type CallStream, type LogLine, type ProgressReport } from './call-stream.js';
+import { isLogLevel, LogLevelBook, type LogLevel } from './log-levels.js';
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { checkParamHeaders } from './param-headers.js';
@@ -79,7 +84,13 @@ export interface McpEndpointOptions {
   readonly measureResponses?: () => boolean;
   /** Hands one call to the flow. Must not block; the answer comes back through `settle`. */
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
+  /** Told once when a call the flow is working on ends without its answer (see CancelReason). */
+  readonly onAbandoned?: (executionId: string, reason: CancelReason, context: ExecutionContext) => void;
 }
+
+/** What became of a progress report or log line from the flow. */
+export type ProgressDelivery = 'sent' | 'kept_alive' | 'unknown' | 'not_increasing';
+export type LogDelivery = 'sent' | 'filtered' | 'unknown';
 
 /** JSON-RPC code MCP servers use for "server busy"; the transport reserves -32000..-32099. */
 export const SERVER_BUSY = -32000;
@@ -90,6 +101,8 @@ interface Exchange {
   readonly caller: CallerIdentity;
   /** Aborts when the client's connection closes before it has its answer. */
   readonly disconnected: AbortSignal;
+  /** A 2025-era caller's log level, set when its exchange was given a response stream for it. */
+  legacyLogLevel?: LogLevel;
 }
 
 /**
@@ -102,7 +115,8 @@ interface Exchange {
 export class McpEndpoint {
   readonly path: string;
   private catalog: ToolCatalog = ToolCatalog.empty;
-  private readonly broker: ExecutionBroker<ExecutionContext>;
+  private readonly broker: ExecutionBroker<ExecutionContext, CallStream>;
+  private readonly logLevels = new LogLevelBook();
   private readonly mcp: McpHttpHandler;
   /** The SDK's Node adapter, for the 2026-07-28 requests that may stream (built once). */
   private readonly streamingAdapter: ReturnType<typeof toNodeHandler>;
@@ -116,6 +130,7 @@ export class McpEndpoint {
     this.broker = new ExecutionBroker({
       maxInFlight: options.maxInFlight,
       dispatch: options.execute,
+      ...(options.onAbandoned ? { onAbandoned: options.onAbandoned } : {}),
     });
     // 2026-07-28 requests go to the SDK's handler; 2025-era requests are served below with JSON
     // responses, because the SDK's built-in stateless fallback frames every answer as an SSE stream,
@@ -170,6 +185,13 @@ export class McpEndpoint {
       if ('reject' in read) return read.reject(res);
       parsedBody = read.body;
     }
+    // Stateless: a cancel arrives on its own request, so it is matched to the caller's pending call here.
+    const cancelled = cancelledRequestId(parsedBody);
+    if (cancelled !== undefined) {
+      this.cancelFor(decision.caller, cancelled);
+      res.writeHead(202).end();
+      return;
+    }
     let request: Request;
     try {
       request = bodylessWebRequest(req);
@@ -179,16 +201,16 @@ export class McpEndpoint {
     const legacy = await isLegacyRequest(request, parsedBody);
     if (!legacy && this.refuseParamHeaderMismatch(req, res, parsedBody)) return;
     if (legacy || isToolsRequest(parsedBody)) {
-      // These answers are single JSON bodies (2025-era ones always; 2026 tools requests because our
-      // handlers never stream), so they need none of the SDK adapter's streaming machinery, nor its
-      // second copy of the body and the extra abort signals it holds for every pending call.
-      const response = await (legacy ? this.serveLegacy(request, authInfo, parsedBody) : this.mcp.fetch(request, { authInfo, parsedBody })).catch(
+      // These answers are single JSON bodies, or a short event stream for a call that asked for
+      // progress or log lines, so they need none of the SDK adapter's machinery, nor its second copy
+      // of the body and the extra abort signals it holds for every pending call.
+      const response = await (legacy ? this.serveLegacy(request, authInfo, parsedBody, exchange) : this.mcp.fetch(request, { authInfo, parsedBody })).catch(
         (error: unknown) => {
           this.options.logger.warn(`MCP request on ${this.path} failed: ${describeError(error)}`);
           return Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
         },
       );
-      return writeWebResponse(res, response);
+      return writeAnyWebResponse(res, response);
     }
     // Anything else of 2026-07-28 (discovery, subscription streams) through the SDK's own adapter.
     // The SDK adapter hands `req.auth` to the handler as its authInfo.
@@ -199,6 +221,36 @@ export class McpEndpoint {
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
   settle(executionId: string, answer: { result?: unknown; error?: unknown }) {
     return this.broker.settle(executionId, answer);
+  }
+
+  /**
+   * The flow's progress for one call: it must increase; it restarts the call's time limit and reaches
+   * the client when the client sent a progress token.
+   */
+  progress(executionId: string, report: ProgressReport): ProgressDelivery {
+    const check = this.broker.progress(executionId, report.progress);
+    if (check.status !== 'accepted') return check.status;
+    return check.stream?.progress(report) ? 'sent' : 'kept_alive';
+  }
+
+  /** A log line from the flow for one call, sent when the client asked for its level. */
+  log(executionId: string, line: LogLine): LogDelivery {
+    const call = this.broker.find(executionId);
+    if (!call) return 'unknown';
+    return call.stream?.log(line) ? 'sent' : 'filtered';
+  }
+
+  /**
+   * A client's `notifications/cancelled`. Request ids are the client's own and stateless clients all
+   * count from the same start, so the id is matched together with who sent it (callerKey): on OAuth
+   * endpoints only the sign-in that started a call can cancel it. When the id still names more than
+   * one call (Local access, two clients), nothing is cancelled rather than the wrong call.
+   */
+  private cancelFor(caller: CallerIdentity, requestId: string | number): void {
+    const key = callerKey(caller);
+    const matches = this.broker.findWhere((context) => context.requestId === requestId && callerKey(context) === key);
+    if (matches.length === 1) this.broker.cancel(matches[0]!);
+    else if (matches.length > 1) this.options.logger.debug(`cancel for request ${String(requestId)} on ${this.path} ignored: it names ${matches.length} calls`);
   }
 
   /** Fails every pending call with `reason` and tears down in-flight modern exchanges. */
@@ -214,7 +266,7 @@ export class McpEndpoint {
    * One stateless 2025-era exchange: the SDK's transport checks and frames it (JSON responses), and
    * the endpoint's shared server answers it through the hub.
    */
-  private serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+  private serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown, exchange: Exchange): Promise<Response> {
     if (request.method !== 'POST') {
       // Stateless serving has no sessions to open a stream for or to delete.
       return Promise.resolve(
@@ -226,9 +278,13 @@ export class McpEndpoint {
       const message = `Invalid Request: protocol revision ${declaredVersion} takes one JSON-RPC message per POST; batches ended with 2025-03-26`;
       return Promise.resolve(Response.json({ jsonrpc: '2.0', error: { code: -32600, message }, id: null }, { status: 400 }));
     }
+    // JSON answers unless this call may send notifications first: a progress token, or a caller that
+    // chose a log level. Only then does the exchange pay for a stream.
+    if (hasToolCall(parsedBody)) exchange.legacyLogLevel = this.logLevels.get(callerKey(exchange.caller));
+    const streamed = exchange.legacyLogLevel !== undefined || wantsProgress(parsedBody);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      enableJsonResponse: !streamed,
       supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
     });
     this.legacyHub.attach(transport);
@@ -260,9 +316,17 @@ export class McpEndpoint {
   private createServer(clientRequestId: (id: RequestId) => RequestId): Server {
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
-      { capabilities: { tools: {} }, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
+      { capabilities: { tools: {}, logging: {} }, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
     );
     server.setRequestHandler('tools/list', () => this.catalog.listResult);
+    // Replaces the SDK's own, which keeps one level per session: stateless traffic has none.
+    server.setRequestHandler('logging/setLevel', (request, handlerCtx) => {
+      const level = request.params.level;
+      if (!isLogLevel(level)) throw new ProtocolError(-32602, `Invalid log level: expected one of debug, info, notice, warning, error, critical, alert, emergency.`);
+      const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+      this.logLevels.set(callerKey(exchange?.caller ?? {}), level);
+      return {};
+    });
     server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, this.catalog, request, handlerCtx, clientRequestId));
     return server;
   }
@@ -327,6 +391,7 @@ export class McpEndpoint {
       return finish(tool, outcome, projected, extra)!;
     }
 
+    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
     const { subject, email, groups, client } = exchange?.caller ?? {};
     const context: ExecutionContext = {
       ...(subject !== undefined ? { subject } : {}),
@@ -340,7 +405,16 @@ export class McpEndpoint {
     };
     let outcome: ExecutionOutcome;
     try {
-      outcome = await this.broker.begin({ toolName: name, arguments: args, timeoutMs: tool.timeoutMs, signal, context });
+      outcome = await this.broker.begin({
+        toolName: name,
+        arguments: args,
+        timeoutMs: tool.timeoutMs,
+        maxTotalMs: tool.maxDurationMs,
+        signal,
+        context,
+        ...(stream ? { stream, progressToken: stream.progressToken !== undefined } : {}),
+        ...(stream?.logLevel !== undefined ? { logLevel: stream.logLevel } : {}),
+      });
     } catch (error) {
       if (error instanceof CapacityError) {
         finish(tool, 'busy', undefined);

@@ -22,6 +22,7 @@ export interface ToolConfig {
   readonly openWorldHint?: unknown;
   readonly endpoint?: unknown;
   readonly timeout?: unknown;
+  readonly maxDuration?: unknown;
 }
 
 export type ToolBinding = { readonly shared: true } | { readonly shared: false; readonly path: string };
@@ -31,6 +32,8 @@ export interface ToolDefinition {
   readonly name: string;
   readonly binding: ToolBinding;
   readonly timeoutMs: number;
+  /** How long progress reports can keep a call alive in all (at least timeoutMs); timeoutMs when absent. */
+  readonly maxDurationMs?: number;
   /** Exactly what `tools/list` shows for this tool. */
   readonly listing: Tool;
   readonly outputSchema: Record<string, unknown> | undefined;
@@ -62,6 +65,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   }
   const binding = parseBinding(config.endpoint);
   const timeoutMs = parseTimeout(config.timeout);
+  const maxDurationMs = parseMaxDuration(config.maxDuration, timeoutMs);
   const inputSchema = parseSchemaText(config.inputSchema, 'input');
   if (!inputSchema) throw new McpPaletteError('invalid_input_schema', 'input schema is required', { reason: 'required' });
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
@@ -83,6 +87,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     name,
     binding,
     timeoutMs,
+    maxDurationMs,
     listing,
     outputSchema,
     checkArguments,
@@ -170,6 +175,28 @@ function parseTimeout(timeout: unknown): number {
     throw new McpPaletteError('invalid_timeout', `invalid timeout ${String(timeout)}`);
   }
   return Math.round(seconds * 1000);
+}
+
+/**
+ * Flows saved before the field existed have none: they get the default, or their own time limit
+ * when that is longer, so no tool that worked before is cut short now.
+ */
+function parseMaxDuration(maxDuration: unknown, timeoutMs: number): number {
+  if (maxDuration === undefined || maxDuration === '' || maxDuration === null) {
+    return Math.max(DEFAULTS.toolMaxDurationSeconds * 1000, timeoutMs);
+  }
+  const seconds = typeof maxDuration === 'number' ? maxDuration : Number(maxDuration);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > DEFAULTS.toolTimeoutSecondsMax) {
+    throw new McpPaletteError('invalid_max_duration', `invalid maximum duration ${String(maxDuration)}`);
+  }
+  const ms = Math.round(seconds * 1000);
+  if (ms < timeoutMs) {
+    throw new McpPaletteError('max_duration_below_timeout', `maximum duration ${seconds} s is shorter than the time limit`, {
+      maxDuration: seconds,
+      timeout: timeoutMs / 1000,
+    });
+  }
+  return ms;
 }
 
 function parseAnnotations(config: ToolConfig, title: string | undefined): ToolAnnotations {

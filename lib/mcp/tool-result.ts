@@ -24,11 +24,13 @@ export function invalidArgumentsResult(toolName: string, problems: readonly Sche
 export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcome, maxBytes: number): CallToolResult {
   switch (outcome.kind) {
     case 'timeout':
-      return toolError(`Tool "${tool.name}" did not answer within ${formatSeconds(outcome.timeoutMs)} (its time limit).`);
+      return outcome.total
+        ? toolError(`Tool "${tool.name}" did not finish within ${formatSeconds(outcome.timeoutMs)} (its maximum total duration).`)
+        : toolError(`Tool "${tool.name}" did not answer within ${formatSeconds(outcome.timeoutMs)} (its time limit).`);
     case 'stopped':
       return toolError(`Tool "${tool.name}" was not answered: ${outcome.reason}.`);
     case 'cancelled':
-      return toolError(`Tool "${tool.name}" was cancelled because the client went away.`);
+      return toolError(`Tool "${tool.name}" was cancelled ${outcome.byClient ? 'by the client' : 'because the client went away'}.`);
     case 'answered':
       if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
         return toolError(`Tool "${tool.name}" failed: ${describeFlowError(outcome.error)}`);

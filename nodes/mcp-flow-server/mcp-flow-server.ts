@@ -11,6 +11,8 @@ import { toolRegistry } from '../../lib/mcp/tool-registry.js';
 import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
+import { LogThrottle } from '../../lib/core/log-throttle.js';
+import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import type { Store } from '../../lib/storage/store.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
@@ -65,6 +67,13 @@ export default function (RED: NodeAPI) {
     const requestLog = rateLimitedLog(loggerOf(node), {
       summary: (kind, count, seconds) => t(`log.repeated.${kind}`, { count, seconds }),
     });
+    // A progress loop that outlives its call would otherwise write a warning per message: one per call.
+    const throttle = new LogThrottle();
+    const warnThrottled = (kind: string, key: string, params: { executionId: string } & Record<string, string | number>) => {
+      const held = throttle.admit(`${kind} ${params.executionId}`);
+      if (held === undefined) return;
+      node.warn(t(`errors.${key}`, params) + (held > 0 ? ` ${t('errors.heldBack', { count: held })}` : ''));
+    };
 
     // Logged once per change, so the log shows where each endpoint serves without repeating it.
     let lastServing = '';
@@ -92,6 +101,20 @@ export default function (RED: NodeAPI) {
           if (controller.settle(executionId, { result: msg.payload?.result, error: msg.payload?.error }) === 'unknown') {
             requestLog.warn('unknownExecution', t('errors.unknownExecution', { executionId }));
           }
+          return done();
+        }
+        case 'mcp-tool-progress': {
+          const parsed = parseProgressPayload(msg.payload);
+          if (!parsed.ok) return done(new Error(t('errors.badProgress', { field: parsed.field })));
+          const delivery = controller.progress(parsed.executionId, parsed.value);
+          if (delivery === 'unknown') warnThrottled('progress-unknown', 'unknownProgress', { executionId: parsed.executionId });
+          else if (delivery === 'not_increasing') warnThrottled('progress-backwards', 'progressNotIncreasing', { executionId: parsed.executionId, progress: parsed.value.progress });
+          return done();
+        }
+        case 'mcp-tool-log': {
+          const parsed = parseLogPayload(msg.payload);
+          if (!parsed.ok) return done(new Error(t('errors.badLog', { field: parsed.field })));
+          if (controller.log(parsed.executionId, parsed.value) === 'unknown') warnThrottled('log-unknown', 'unknownLog', { executionId: parsed.executionId });
           return done();
         }
         case 'start':
@@ -160,9 +183,19 @@ export default function (RED: NodeAPI) {
         execute: (request, context) => {
           node.send({
             topic: 'mcp-tool-execute',
-            payload: { toolName: request.toolName, arguments: request.arguments, executionId: request.executionId },
+            payload: {
+              toolName: request.toolName,
+              arguments: request.arguments,
+              executionId: request.executionId,
+              progressToken: request.progressToken ?? false,
+              ...(request.logLevel !== undefined ? { logLevel: request.logLevel } : {}),
+            },
             mcp: context,
           } as NodeMessage);
+        },
+        // Lets the flow stop work nobody waits for any more; sent once per call, never for answered ones.
+        onAbandoned: (executionId, reason, context) => {
+          node.send({ topic: 'mcp-tool-cancel', payload: { executionId, reason }, mcp: context } as NodeMessage);
         },
         measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
         onCallFinished: (call) => {

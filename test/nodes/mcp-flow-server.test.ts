@@ -85,7 +85,7 @@ describe('mcp-flow-server', () => {
     const { executionId } = msg!.payload;
     assert.equal(typeof executionId, 'string');
     assert.ok(executionId.length > 0);
-    assert.deepEqual(msg!.payload, { toolName: 'echo', arguments: { text: 'hello' }, executionId });
+    assert.deepEqual(msg!.payload, { toolName: 'echo', arguments: { text: 'hello' }, executionId, progressToken: false });
     assert.deepEqual(msg!.mcp, { endpoint: '/mcp', tool: 'echo', protocolVersion: '2025-11-25', requestId: 7 });
 
     server.receive({ topic: 'mcp-tool-response', payload: { executionId, result: 'hi' } });
