@@ -203,12 +203,11 @@ export class ExecutionBroker<C, S = never> {
 
   private extendDeadline(executionId: string, call: PendingCall<C, S>): void {
     const totalLeft = call.startedAt + call.maxTotalMs - Date.now();
+    clearTimeout(call.timer);
     if (totalLeft > call.timeoutMs) {
-      // Same duration from now: refresh() re-arms the existing timer without allocating one.
-      call.timer.refresh();
+      call.timer = setTimeout(() => this.finish(executionId, { kind: 'timeout', timeoutMs: call.timeoutMs }), call.timeoutMs);
       return;
     }
-    clearTimeout(call.timer);
     call.capped = true;
     call.timer = setTimeout(() => this.finish(executionId, { kind: 'timeout', timeoutMs: call.maxTotalMs, total: true }), Math.max(0, totalLeft));
   }
