@@ -171,6 +171,10 @@ describe('mcp-flow-server', () => {
     assert.equal(response.body.result.isError, true);
     assert.match(textOf(response.body), /stopped by a stop command/);
     await waitFor(() => lastStatus(server)?.fill === 'grey', 'the grey status');
+    const [cancel] = await waitFor(() => received.length === 2 && received.slice(1), 'the mcp-tool-cancel message');
+    assert.equal(cancel!.topic, 'mcp-tool-cancel');
+    assert.deepEqual(cancel!.payload, { executionId: received[0]!.payload.executionId, reason: 'stopped' });
+    assert.equal(cancel!.mcp.tool, 'echo');
   });
 
   it('an unknown command topic fails the message: node.error and a Catch node fire', async () => {
@@ -189,7 +193,7 @@ describe('mcp-flow-server', () => {
 
     server.receive({ topic: 'bogus' });
     const [error] = await waitFor(() => messagesOf(server, 'error').length > 0 && messagesOf(server, 'error'), 'node.error');
-    assert.equal(error, 'Unknown command topic "bogus": expected mcp-tool-response, start, stop or restart');
+    assert.equal(error, 'Unknown command topic "bogus": expected mcp-tool-response, mcp-tool-progress, mcp-tool-log, start, stop or restart');
     const [catchMsg] = await waitFor(() => caught.length > 0 && caught, 'the Catch node');
     assert.match(String((catchMsg as unknown as { error: { message: string } }).error.message), /Unknown command topic "bogus"/);
     assert.equal(lastStatus(server)?.fill, 'green', 'a bad message does not stop the endpoint');
@@ -422,13 +426,21 @@ describe('mcp-flow-server', () => {
       else assert.equal(early.body.error?.code, -32000, `only "busy" is expected while the slot is held: ${JSON.stringify(early.body)}`);
     }
     assert.ok(next, 'the slot was freed');
-    await waitFor(() => received.length === 2, 'the next call to reach the flow');
-    server.receive({ topic: 'mcp-tool-response', payload: { executionId: received[1]!.payload.executionId, result: 'second' } });
+    // The flow hears that the first call was abandoned: one mcp-tool-cancel.
+    const executes = () => received.filter((msg) => msg.topic === 'mcp-tool-execute');
+    const cancels = await waitFor(() => {
+      const found = received.filter((msg) => msg.topic === 'mcp-tool-cancel');
+      return found.length > 0 && found;
+    }, 'the mcp-tool-cancel message');
+    assert.deepEqual(cancels.map((msg) => msg.payload), [{ executionId: executes()[0]!.payload.executionId, reason: 'disconnected' }]);
+    await waitFor(() => executes().length === 2, 'the next call to reach the flow');
+    server.receive({ topic: 'mcp-tool-response', payload: { executionId: executes()[1]!.payload.executionId, result: 'second' } });
     assert.equal(textOf((await next).body), 'second');
 
-    server.receive({ topic: 'mcp-tool-response', payload: { executionId: received[0]!.payload.executionId, result: 'late' } });
+    server.receive({ topic: 'mcp-tool-response', payload: { executionId: executes()[0]!.payload.executionId, result: 'late' } });
     const [warning] = await waitFor(() => messagesOf(server, 'warn').length > 0 && messagesOf(server, 'warn'), 'node.warn');
-    assert.match(warning!, new RegExp(`unknown or finished execution ${received[0]!.payload.executionId}`));
+    assert.match(warning!, new RegExp(`unknown or finished execution ${executes()[0]!.payload.executionId}`));
+    assert.equal(received.filter((msg) => msg.topic === 'mcp-tool-cancel').length, 1, 'a late answer causes no further cancel');
   });
 
   it('ends a call the flow never answers after the tool timeout', async () => {

@@ -76,6 +76,21 @@ describe('parseToolConfig', () => {
     }
   });
 
+  it('defaults the maximum duration to 600 s, or to the timeout when that is longer (flows saved before the field)', () => {
+    assert.equal(parseToolConfig(config({ timeout: '60' })).maxDurationMs, 600_000);
+    assert.equal(parseToolConfig(config({ timeout: '60', maxDuration: '' })).maxDurationMs, 600_000);
+    assert.equal(parseToolConfig(config({ timeout: '3600' })).maxDurationMs, 3_600_000);
+    assert.equal(parseToolConfig(config({ timeout: '5', maxDuration: '90' })).maxDurationMs, 90_000);
+    assert.equal(parseToolConfig(config({ timeout: '5', maxDuration: 5 })).maxDurationMs, 5_000);
+  });
+
+  it('refuses a maximum duration out of range or shorter than the timeout', () => {
+    for (const maxDuration of [0, 'abc', 100_000, '-5']) {
+      assertCode(() => parseToolConfig(config({ maxDuration })), 'invalid_max_duration', `maxDuration ${JSON.stringify(maxDuration)}`);
+    }
+    assertCode(() => parseToolConfig(config({ timeout: '60', maxDuration: '30' })), 'max_duration_below_timeout', 'below the timeout');
+  });
+
   it('omits title, description and outputSchema when they are blank', () => {
     const tool = parseToolConfig(config({ title: '  ', description: '', outputSchema: '' }));
     assert.equal('title' in tool.listing, false);
