@@ -5,9 +5,9 @@ import { repoRoot } from './node-red-process.js';
 
 export const TAB = 'tab-tests';
 
-/** The shipped example flow with its runtime moved to `port`, as a user would deploy it. */
-export function exampleFlow(port: number): FlowNode[] {
-  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'two-tools.json'), 'utf8')) as FlowNode[];
+/** A shipped example flow with its runtime moved to `port`, as a user would deploy it. */
+export function exampleFlow(port: number, file = 'two-tools.json'): FlowNode[] {
+  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', file), 'utf8')) as FlowNode[];
   return flows.map((node) => (node.type === 'mcp-runtime' ? { ...node, port: String(port) } : node));
 }
 
