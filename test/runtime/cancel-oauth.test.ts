@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { answer, oauthServer, oidcAuth, router, runtimeWithBaseUrl, storage, tab, tool, TAB } from '../support/flows.js';
+import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
+import { freePort } from '../support/ports.js';
+import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+
+const CLIENT_ID = 'https://client.test/oauth/cancel.json';
+const SECRET = 'bridge-secret-for-cancel-tests';
+
+/**
+ * `hold` waits until `release` answers it; an mcp-tool-cancel is logged with its reason. Whether a
+ * cancel worked therefore shows in the held call's own result: 'released' or cancelled.
+ */
+function holdFlows(port: number, issuer: string): FlowNode[] {
+  return [
+    tab(),
+    runtimeWithBaseUrl('rt', port),
+    storage('store', 'memory'),
+    oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
+    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['by-topic'] }),
+    {
+      id: 'by-topic', type: 'switch', z: TAB, name: '', property: 'topic', propertyType: 'msg',
+      rules: [{ t: 'eq', v: 'mcp-tool-execute', vt: 'str' }, { t: 'eq', v: 'mcp-tool-cancel', vt: 'str' }],
+      checkall: 'false', repair: false, outputs: 2, x: 150, y: 100, wires: [['route'], ['on-cancel']],
+    },
+    router('route', { hold: 'hold-fn', release: 'release-fn' }),
+    answer('hold-fn', `global.set('held', msg.payload.executionId);\nnode.warn('hold-started ' + msg.mcp.requestId);\nreturn null;`, 'fs'),
+    answer('release-fn', `node.send({ topic: 'mcp-tool-response', payload: { executionId: global.get('held'), result: 'released' } });\nmsg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: 'ok' };\nreturn msg;`, 'fs'),
+    answer('on-cancel', `node.warn('hold-cancelled reason=' + msg.payload.reason + ' by=' + msg.mcp.subject);\nreturn null;`, ''),
+    tool('t-hold', { name: 'hold', endpoint: '/tools' }),
+    tool('t-release', { name: 'release', endpoint: '/tools' }),
+  ];
+}
+
+describe(`cancelling calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
+  let idp: TestIdp;
+  let nodeRed: NodeRedProcess;
+  let base: string;
+  let alice: string;
+  let carol: string;
+
+  const post = (token: string, message: unknown) => postJsonRpc(`${base}/tools`, message, { authorization: `Bearer ${token}` });
+  const callTool = (token: string, id: number, name: string) => post(token, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+  const cancel = (token: string, requestId: number) => post(token, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } });
+  const text = (response: RawResponse) => response.json().result.content[0].text as string;
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    idp = await startTestIdp({
+      clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${base}/oauth/team/callback`] }],
+      users: [
+        { username: 'alice', email: 'alice@example.test', name: 'Alice', groups: ['mcp-users'] },
+        { username: 'carol', email: 'carol@example.test', name: 'Carol', groups: ['mcp-users'] },
+      ],
+    });
+    nodeRed = await startNodeRed(holdFlows(port, idp.issuer), { env: { MCP_TEST_SECRET: SECRET } });
+    await waitForEndpoint(`${base}/tools`);
+    const signIn = (username: string) => rawAccessToken({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: 'http://localhost:7777/callback', idp, username });
+    alice = await signIn('alice');
+    carol = await signIn('carol');
+  });
+  after(async () => {
+    await nodeRed?.stop();
+    await idp?.stop();
+  });
+
+  it("ignores another user's cancel for the same request id: the call goes on and is answered", async () => {
+    const since = nodeRed.output().length;
+    const held = callTool(alice, 42, 'hold');
+    await nodeRed.waitForOutput(/hold-started 42/, since);
+    assert.equal((await cancel(carol, 42)).status, 202);
+    // The cancel was decided before its 202; the held call must still be there to be released.
+    assert.equal(text(await callTool(alice, 43, 'release')), 'ok');
+    assert.equal(text(await held), 'released');
+    assert.doesNotMatch(nodeRed.output().slice(since), /hold-cancelled/);
+  });
+
+  it("ends the call on its own caller's cancel, once, with one mcp-tool-cancel", async () => {
+    const since = nodeRed.output().length;
+    const held = callTool(alice, 44, 'hold');
+    await nodeRed.waitForOutput(/hold-started 44/, since);
+    assert.equal((await cancel(alice, 44)).status, 202);
+    assert.equal((await cancel(alice, 44)).status, 202, 'a second cancel is accepted and ignored');
+    const response = await held;
+    assert.equal(response.json().result.isError, true);
+    assert.match(text(response), /cancelled by the client/);
+    await nodeRed.waitForOutput(/hold-cancelled reason=cancelled by=/, since);
+    assert.equal(nodeRed.output().slice(since).match(/hold-cancelled/g)?.length, 1);
+  });
+
+  it('refuses a cancel without a token like any other request', async () => {
+    const response = await postJsonRpc(`${base}/tools`, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    assert.equal(response.status, 401);
+  });
+});
