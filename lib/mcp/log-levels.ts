@@ -33,6 +33,11 @@ export class LogLevelBook {
   }
 
   get(caller: string): LogLevel | undefined {
-    return this.levels.size === 0 ? undefined : this.levels.get(caller);
+    return this.levels.get(caller);
+  }
+
+  /** No caller has chosen a level: the common case, checked before a caller key is even built. */
+  get isEmpty(): boolean {
+    return this.levels.size === 0;
   }
 }

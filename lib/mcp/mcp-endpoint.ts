@@ -280,7 +280,7 @@ export class McpEndpoint {
     }
     // JSON answers unless this call may send notifications first: a progress token, or a caller that
     // chose a log level. Only then does the exchange pay for a stream.
-    if (hasToolCall(parsedBody)) exchange.legacyLogLevel = this.logLevels.get(callerKey(exchange.caller));
+    if (!this.logLevels.isEmpty && hasToolCall(parsedBody)) exchange.legacyLogLevel = this.logLevels.get(callerKey(exchange.caller));
     const streamed = exchange.legacyLogLevel !== undefined || wantsProgress(parsedBody);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -262,6 +262,18 @@ describe('Node-RED editor with the example flow', () => {
     await timeout.fill('0');
     await timeout.dispatchEvent('change');
     await p.locator('#node-input-timeout.input-error').waitFor({ state: 'attached', ...WAIT });
+    await timeout.fill('60');
+    await timeout.dispatchEvent('change');
+
+    // A flow saved before Max. duration existed has none, which is valid; one below the timeout is not.
+    const maxDuration = p.locator('#node-input-maxDuration');
+    assert.equal(await maxDuration.inputValue(), '');
+    await maxDuration.fill('30');
+    await maxDuration.dispatchEvent('change');
+    await p.locator('#node-input-maxDuration.input-error').waitFor({ state: 'attached', ...WAIT });
+    await maxDuration.fill('900');
+    await maxDuration.dispatchEvent('change');
+    await p.waitForFunction(() => !document.querySelector('#node-input-maxDuration')!.classList.contains('input-error'), null, WAIT);
 
     await p.locator('#node-dialog-cancel').click(WAIT);
     await toolName.waitFor({ state: 'detached', ...WAIT });
