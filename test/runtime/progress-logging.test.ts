@@ -228,6 +228,10 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
         lines.map((line) => line.level),
         ['error', 'critical', 'alert', 'emergency'],
       );
+      await assert.rejects(client.callTool({ name: 'chatty', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'loud' } }), (error: Error & { code?: number }) => {
+        assert.equal(error.code, -32602, error.message);
+        return true;
+      });
     } finally {
       await client.close();
     }
