@@ -80,9 +80,37 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     },
     answer: respondWith('ok'),
   },
+  {
+    // Three info lines about 50 ms apart through mcp-tool-log, then the answer.
+    name: 'test_tool_with_logging',
+    answer: `const { executionId } = msg.payload;
+const log = (data) => node.send({ topic: 'mcp-tool-log', payload: { executionId, level: 'info', data } });
+log('Tool execution started');
+setTimeout(() => {
+  log('Tool processing data');
+  setTimeout(() => {
+    log('Tool execution completed');
+    node.send({ topic: 'mcp-tool-response', payload: { executionId, result: 'Tool with logging executed successfully' } });
+  }, 50);
+}, 50);
+return null;`,
+  },
+  {
+    // 0, 50 and 100 of 100 about 50 ms apart through mcp-tool-progress, then the answer.
+    name: 'test_tool_with_progress',
+    answer: `const { executionId } = msg.payload;
+const report = (progress) => node.send({ topic: 'mcp-tool-progress', payload: { executionId, progress, total: 100 } });
+report(0);
+setTimeout(() => {
+  report(50);
+  setTimeout(() => {
+    report(100);
+    node.send({ topic: 'mcp-tool-response', payload: { executionId, result: 'Tool with progress executed successfully' } });
+  }, 50);
+}, 50);
+return null;`,
+  },
   // Placeholders: the scenario fails today for the reason in test/conformance/expected.json.
-  { name: 'test_tool_with_logging', answer: placeholder(10, 'send log messages to the client') },
-  { name: 'test_tool_with_progress', answer: placeholder(10, 'report progress') },
   { name: 'test_sampling', inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }, answer: placeholder(11, "ask the client's model") },
   { name: 'test_elicitation', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] }, answer: placeholder(11, 'ask the user') },
   { name: 'test_elicitation_sep1034_defaults', answer: placeholder(11, 'ask the user') },
