@@ -10,28 +10,45 @@ const RESPOND = `msg.topic = 'mcp-tool-response';`;
 
 /**
  * One endpoint with tools that behave badly on purpose, a second endpoint on the same port, and a
- * shared tool. `slow` answers after `delayMs` (an argument), `never` never answers.
+ * shared tool. `slow` answers after `delayMs` (an argument), `never` never answers, `hold` waits for
+ * `release`.
  */
 function lifecycleFlows(port: number, serverName = 'lifecycle'): FlowNode[] {
   return [
     tab(),
     runtime('rt', port),
     flowServer('fs-a', { runtime: 'rt', path: '/a', maxConcurrent: 32, serverName, wires: ['route-a'] }),
-    router('route-a', { slow: 'slow-fn', shared_echo: 'echo-a', count: 'count-fn' }),
+    router('route-a', { slow: 'slow-fn', shared_echo: 'echo-a', count: 'count-fn', hold: 'hold-fn' }),
     answer('slow-fn', `global.set('slowStarted', (global.get('slowStarted') || 0) + 1);\n${RESPOND}\nconst id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'slow done' } }), msg.payload.arguments.delayMs);\nreturn null;`, 'fs-a'),
+    // Keeps each call until \`release\` (on /b) answers them all; says in the log that it holds one.
+    answer('hold-fn', `const held = global.get('held') || [];\nheld.push(msg.payload.executionId);\nglobal.set('held', held);\nnode.warn('holding ' + msg.payload.executionId);\nreturn null;`, ''),
     answer('echo-a', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'a:' + msg.payload.arguments.text };\nreturn msg;`, 'fs-a'),
     answer('count-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: String(global.get('slowStarted') || 0) };\nreturn msg;`, 'fs-a'),
     tool('t-slow', { name: 'slow', endpoint: '/a', input: { type: 'object', properties: { delayMs: { type: 'integer', minimum: 0 } }, required: ['delayMs'] } }),
     tool('t-never', { name: 'never', endpoint: '/a', timeout: 1 }),
     tool('t-count', { name: 'count', endpoint: '/a' }),
+    tool('t-hold', { name: 'hold', endpoint: '/a' }),
     tool('t-shared', { name: 'shared_echo', endpoint: '*', input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }),
     flowServer('fs-b', { runtime: 'rt', path: '/b', wires: ['route-b'] }),
-    router('route-b', { shared_echo: 'echo-b', only_b: 'echo-b' }),
+    router('route-b', { shared_echo: 'echo-b', only_b: 'echo-b', release: 'release-fn' }),
     answer('echo-b', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'b:' + (msg.payload.arguments.text || '') };\nreturn msg;`, 'fs-b'),
+    // Answers every call \`hold\` keeps on /a (second output), then its own call on /b.
+    {
+      ...answer('release-fn', `const held = global.get('held') || [];\nglobal.set('held', []);\nconst answers = held.map((executionId) => ({ topic: 'mcp-tool-response', payload: { executionId, result: 'released' } }));\nreturn [{ topic: 'mcp-tool-response', payload: { executionId: msg.payload.executionId, result: String(held.length) } }, answers];`, 'fs-b'),
+      outputs: 2,
+      wires: [['fs-b'], ['fs-a']],
+    },
     tool('t-only-b', { name: 'only_b', endpoint: '/b' }),
+    tool('t-release', { name: 'release', endpoint: '/b' }),
+    // /c holds a call with keep: true (and says so in the log); a call without it first sends the late
+    // answer of every call held so far, then answers itself.
     flowServer('fs-c', { runtime: 'rt', path: '/c', maxConcurrent: 1, wires: ['slow-c-fn'] }),
-    answer('slow-c-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'c done' } }), msg.payload.arguments.delayMs);\nreturn null;`, 'fs-c'),
-    tool('t-slow-c', { name: 'slow_c', endpoint: '/c', input: { type: 'object', properties: { delayMs: { type: 'integer' } }, required: ['delayMs'] } }),
+    answer('slow-c-fn', `const id = msg.payload.executionId;\nconst held = global.get('heldC') || [];\nif (msg.payload.arguments.keep) {\n  global.set('heldC', [...held, id]);\n  node.warn('slow_c holding ' + id);\n  return null;\n}\nglobal.set('heldC', []);\nfor (const late of held) node.send({ topic: 'mcp-tool-response', payload: { executionId: late, result: 'too late' } });\nreturn { topic: 'mcp-tool-response', payload: { executionId: id, result: 'c done' } };`, 'fs-c'),
+    tool('t-slow-c', { name: 'slow_c', endpoint: '/c', input: { type: 'object', properties: { keep: { type: 'boolean' } }, required: ['keep'] } }),
+    // Every finished call, as mcp-server-metrics reports it, in the log: how the test sees the
+    // server notice a client's hang-up.
+    { id: 'metrics', type: 'mcp-server-metrics', z: 'tab-tests', name: '', runtime: 'rt', x: 100, y: 500, wires: [['metrics-log']] },
+    answer('metrics-log', `node.warn('call finished: ' + msg.payload.tool + ' ' + msg.payload.status);\nreturn null;`, ''),
   ];
 }
 
@@ -59,8 +76,8 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
     const a = await connect(urlA, 'legacy');
     const b = await connect(urlB, 'modern');
     try {
-      assert.deepEqual((await a.listTools()).tools.map((t) => t.name), ['count', 'never', 'shared_echo', 'slow']);
-      assert.deepEqual((await b.listTools()).tools.map((t) => t.name), ['only_b', 'shared_echo']);
+      assert.deepEqual((await a.listTools()).tools.map((t) => t.name), ['count', 'hold', 'never', 'shared_echo', 'slow']);
+      assert.deepEqual((await b.listTools()).tools.map((t) => t.name), ['only_b', 'release', 'shared_echo']);
       assert.equal(textOf(await a.callTool({ name: 'shared_echo', arguments: { text: 'x' } })), 'a:x');
       assert.equal(textOf(await b.callTool({ name: 'shared_echo', arguments: { text: 'y' } })), 'b:y');
     } finally {
@@ -95,16 +112,19 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
   });
 
   it('runs 32 calls at once and refuses the rest with JSON-RPC -32000', async () => {
-    const calls = Array.from({ length: 40 }, (_, i) =>
-      postJsonRpc(urlA, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'slow', arguments: { delayMs: 1500 } } }),
-    );
-    const responses = (await Promise.all(calls)).map((response) => response.json());
-    const answered = responses.filter((body) => body.result && !body.result.isError);
-    const busy = responses.filter((body) => body.error?.code === -32000);
-    assert.equal(answered.length, 32);
-    assert.equal(busy.length, 8);
-    assert.match(busy[0].error.message, /32 tool calls are already running/);
-    for (const body of answered) assert.equal(body.result.content[0].text, 'slow done');
+    const call = (id: number, name: string, url = urlA) => postJsonRpc(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+    const since = nodeRed.output().length;
+    const held = Array.from({ length: 32 }, (_, i) => call(i + 1, 'hold'));
+    // All 32 slots are taken once the flow holds 32 calls; nothing answers them until released.
+    await nodeRed.waitForMatches(/holding [0-9a-f]{32}/, 32, since);
+    const refused = (await Promise.all(Array.from({ length: 8 }, (_, i) => call(33 + i, 'hold')))).map((response) => response.json());
+    for (const body of refused) {
+      assert.equal(body.error?.code, -32000, JSON.stringify(body));
+      assert.match(body.error.message, /32 tool calls are already running/);
+    }
+    const released = await call(1, 'release', urlB);
+    assert.equal(released.json().result.content[0].text, '32', 'the refused calls never reached the flow');
+    for (const body of (await Promise.all(held)).map((response) => response.json())) assert.equal(body.result?.content[0].text, 'released', JSON.stringify(body));
     // Every slot was released: a new call goes straight through.
     const next = await postJsonRpc(urlA, { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'slow', arguments: { delayMs: 0 } } });
     assert.equal(next.json().result.content[0].text, 'slow done');
@@ -113,14 +133,15 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
   it('fails a pending call clearly when its endpoint is redeployed with Modified Nodes, then serves again', async () => {
     const client = await connect(urlA, 'modern');
     try {
-      const pending = client.callTool({ name: 'slow', arguments: { delayMs: 30_000 } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const since = nodeRed.output().length;
+      const pending = client.callTool({ name: 'hold', arguments: {} });
+      await nodeRed.waitForOutput(/holding [0-9a-f]{32}/, since);
       const flows = await nodeRed.getFlows();
       const changed = flows.map((node) => (node.id === 'fs-a' ? { ...node, serverName: 'lifecycle-renamed' } : node));
       await nodeRed.deploy(changed, 'nodes');
       const result = await pending;
       assert.equal(result.isError, true);
-      assert.match(textOf(result), /Tool "slow" was not answered: the endpoint was redeployed/);
+      assert.match(textOf(result), /Tool "hold" was not answered: the endpoint was redeployed/);
     } finally {
       await client.close();
     }
@@ -136,11 +157,11 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
 
   // How each era's client puts a tools/call on the wire (2026-07-28: envelope in _meta, routing headers).
   const slowCall = {
-    '2025-11-25': (id: number, delayMs: number) => ({
+    '2025-11-25': (id: number, keep: boolean) => ({
       headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow_c', arguments: { delayMs } } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow_c', arguments: { keep } } }),
     }),
-    '2026-07-28': (id: number, delayMs: number) => ({
+    '2026-07-28': (id: number, keep: boolean) => ({
       headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow_c' },
       body: JSON.stringify({
         jsonrpc: '2.0',
@@ -148,7 +169,7 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
         method: 'tools/call',
         params: {
           name: 'slow_c',
-          arguments: { delayMs },
+          arguments: { keep },
           _meta: {
             'io.modelcontextprotocol/protocolVersion': '2026-07-28',
             'io.modelcontextprotocol/clientInfo': { name: 'runtime-test', version: '1.0.0' },
@@ -164,16 +185,15 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
       const urlC = `http://127.0.0.1:${port}/c`;
       await waitForEndpoint(urlC);
       const since = nodeRed.output().length;
-      // /c runs one call at a time, so a call that kept its slot would make the next one -32000.
-      const abandoned = rawRequest(urlC, { ...call(1, 3000), abortAfterMs: 300 });
+      const hangUp = new AbortController();
+      const abandoned = rawRequest(urlC, { ...call(1, true), hangUp: hangUp.signal });
+      const [reached] = await nodeRed.waitForMatches(/slow_c holding ([0-9a-f]{32})/, 1, since);
+      hangUp.abort();
       await assert.rejects(abandoned, /client gave up/);
-      // The server learns of the hang-up a moment after the client; the flow itself answers only after
-      // 3 s, so a slot free well before then was released by the disconnect.
-      const deadline = Date.now() + 1500;
-      let next;
-      do {
-        next = (await rawRequest(urlC, call(2, 0))).json();
-      } while (next.error?.code === -32000 && Date.now() < deadline && (await new Promise((resolve) => setTimeout(resolve, 25)), true));
+      // The server's own account of the call: it ended because the client went away. The flow never
+      // answers a held call, so only the hang-up can have ended it and freed /c's single slot.
+      await nodeRed.waitForOutput(/call finished: slow_c cancelled/, since);
+      const next = (await rawRequest(urlC, call(2, false))).json();
       assert.equal(next.result?.content[0].text, 'c done', JSON.stringify(next));
       // Late answers are logged once per minute per endpoint, with a count (rate-limited-log.test):
       // the first revision's drop is written in full, the next one within the minute only counted.

@@ -20,7 +20,8 @@ function faultFlows(port: number): FlowNode[] {
     answer('catch-answer', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, error: msg.error.message };\nreturn msg;`, 'fs'),
     answer('twice-fn', `${RESPOND}\nconst id = msg.payload.executionId;\nnode.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'first' } });\nreturn { topic: 'mcp-tool-response', payload: { executionId: id, result: 'second' } };`, 'fs'),
     answer('huge-fn', `${RESPOND}\nconst rows = Array.from({ length: 40000 }, (_, i) => ({ id: i, text: 'row '.repeat(10) }));\nmsg.payload = { executionId: msg.payload.executionId, result: { rows } };\nreturn msg;`, 'fs'),
-    answer('wait-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'too late' } }), 20000);\nreturn null;`, 'fs'),
+    // Never answers; says in the log that a call reached it.
+    answer('wait-fn', `node.warn('wait reached the flow: ' + msg.payload.executionId);\nreturn null;`, 'fs'),
     // Answers with its label after the delay the call asks for, so answers can overtake each other.
     answer('later-fn', `const { executionId, arguments: args } = msg.payload;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId, result: args.label + ' #' + msg.mcp.requestId } }), args.delayMs);\nreturn null;`, 'fs'),
     tool('t-throws', { name: 'throws', endpoint: '/faults' }),
@@ -99,10 +100,12 @@ describe(`misbehaving flows on ${nodeRedPackage}`, () => {
   });
 
   it('fails 20 pending calls clearly when the flows are redeployed with Full, then serves again', async () => {
+    const since = nodeRed.output().length;
     const pending = Array.from({ length: 20 }, (_, i) =>
       postJsonRpc(url, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'wait', arguments: {} } }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // All 20 are pending in the flow before the redeploy.
+    await nodeRed.waitForMatches(/wait reached the flow: [0-9a-f]{32}/, 20, since);
     const flows = await nodeRed.getFlows();
     await nodeRed.deploy(flows, 'full');
     const answers = (await Promise.all(pending)).map((response) => response.json());

@@ -23,7 +23,7 @@ export interface RawResponse {
  */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; abortAfterMs?: number } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; hangUp?: AbortSignal } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'POST', headers: options.headers ?? {} }, (res) => {
@@ -35,8 +35,8 @@ export function rawRequest(
       });
     });
     req.on('error', reject);
-    // Simulates a client that gives up: the socket closes with the call still pending.
-    if (options.abortAfterMs !== undefined) setTimeout(() => req.destroy(new Error('client gave up')), options.abortAfterMs);
+    // A client that gives up when the test says so: the socket closes with the call still pending.
+    options.hangUp?.addEventListener('abort', () => req.destroy(new Error('client gave up')), { once: true });
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });

@@ -21,6 +21,8 @@ export interface NodeRedProcess {
   output(): string;
   /** Resolves when `text` has appeared in the output after `since` (an output length). */
   waitForOutput(text: string | RegExp, since?: number, timeoutMs?: number): Promise<void>;
+  /** Resolves when `pattern` has matched `count` times in the output after `since`; returns every match. */
+  waitForMatches(pattern: RegExp, count: number, since?: number, timeoutMs?: number): Promise<RegExpMatchArray[]>;
   deploy(flows: FlowNode[], type?: 'full' | 'nodes' | 'flows'): Promise<void>;
   getFlows(): Promise<FlowNode[]>;
   /** A crash: SIGKILL, no chance to close anything. */
@@ -89,15 +91,20 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const waitForOutput = (text: string | RegExp, since = 0, timeoutMs = 20_000) =>
-    new Promise<void>((resolve, reject) => {
-      const matches = () => {
-        const tail = output.slice(since);
-        return typeof text === 'string' ? tail.includes(text) : text.test(tail);
-      };
+    waitUntil((tail) => (typeof text === 'string' ? tail.includes(text) : text.test(tail)), String(text), since, timeoutMs);
+  const matchesOf = (pattern: RegExp, tail: string) => [...tail.matchAll(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))];
+  const waitForMatches = async (pattern: RegExp, count: number, since = 0, timeoutMs = 20_000) => {
+    await waitUntil((tail) => matchesOf(pattern, tail).length >= count, `${count} x ${String(pattern)}`, since, timeoutMs);
+    return matchesOf(pattern, output.slice(since));
+  };
+  // The time limit only stops a broken test from hanging; every wait ends on what Node-RED printed.
+  function waitUntil(done: (tail: string) => boolean, what: string, since: number, timeoutMs: number) {
+    return new Promise<void>((resolve, reject) => {
+      const matches = () => done(output.slice(since));
       if (matches()) return resolve();
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`timed out waiting for ${String(text)} in Node-RED output:\n${output.slice(-3000)}`));
+        reject(new Error(`timed out waiting for ${what} in Node-RED output:\n${output.slice(-3000)}`));
       }, timeoutMs);
       const check = () => {
         if (!matches()) return;
@@ -108,6 +115,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
       waiters.add(check);
       child.once('exit', () => check());
     });
+  }
 
   const adminUrl = `http://127.0.0.1:${uiPort}`;
   const stop = async () => {
@@ -133,6 +141,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
     userDir,
     output: () => output,
     waitForOutput,
+    waitForMatches,
     async deploy(nextFlows, type = 'full') {
       const since = output.length;
       const response = await fetch(`${adminUrl}/flows`, {
