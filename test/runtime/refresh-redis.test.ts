@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
 import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
@@ -29,6 +28,7 @@ const SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 const KEY = parseRefreshKey(randomBytes(32).toString('hex'));
 const STATE_TIMEOUT_MS = 15_000;
 const CLAIM_DEADLINE_MS = 3_000;
+const GRACE_MS = 30_000;
 const NEEDS_OWN_SERVER = !redisServerOnPath() && 'needs redis-server on PATH (the outage test stops and restarts it)';
 
 interface Bench {
@@ -107,6 +107,12 @@ async function startBench(kind: 'oidc' | 'entra'): Promise<Bench> {
   };
 }
 
+/** A clock that stands still until the test moves it (refresh timings are compared with it). */
+function testClock() {
+  let at = Date.now();
+  return { now: () => at, advance: (ms: number) => void (at += ms) };
+}
+
 async function stopBench(bench: Bench | undefined): Promise<void> {
   if (!bench) return;
   await Promise.all(bench.stores.map((store) => store.close()));
@@ -180,13 +186,20 @@ describe('refresh service over Redis with a real OpenID provider', () => {
     assert.equal(idp.requestCount('token'), calls + 2);
   });
 
-  it('revokes the session on reuse after grace (shortened), so the newest token fails too', async () => {
-    const service = bench.service(store, { graceMs: 200 });
+  it('revokes the session on reuse after grace, so the newest token fails too', async () => {
+    // The service's clock is the test's: the grace window ends when the test moves it, not after a wait.
+    const clock = testClock();
+    const service = bench.service(store, { graceMs: GRACE_MS, now: clock.now });
     const { grant, upstreamRefreshToken } = await bench.signIn('alice');
     const started = await service.startSession(grant, upstreamRefreshToken);
     const first = await service.refresh({ refreshToken: started.refreshToken!, clientId: grant.clientId });
-    await delay(300);
+    clock.advance(GRACE_MS - 1);
+    const retry = await service.refresh({ refreshToken: started.refreshToken!, clientId: grant.clientId });
+    assert.equal(retry.refreshToken, first.refreshToken, 'the last moment of grace still answers the retry');
+    assert.equal(bench.events.at(-1)?.outcome, 'grace_reuse');
+    clock.advance(1);
     await refusal(service.refresh({ refreshToken: started.refreshToken!, clientId: grant.clientId }), 'invalid_grant');
+    assert.deepEqual([bench.events.at(-1)?.outcome, bench.events.at(-1)?.reason], ['replay', 'reuse_outside_grace']);
     await refusal(service.refresh({ refreshToken: first.refreshToken, clientId: grant.clientId }), 'invalid_grant');
   });
 
@@ -209,6 +222,8 @@ describe('refresh service over Redis with a real OpenID provider', () => {
 
   it('survives Redis going away between claim and commit: 503, then recovery after the claim deadline', { skip: NEEDS_OWN_SERVER }, async () => {
     const { idp, redis } = bench;
+    // The claim deadline passes when the test moves the service's clock, however long Redis took.
+    const clock = testClock();
     let sabotage = false;
     let saved: Awaited<ReturnType<typeof snapshot>> = [];
     const upstream: UpstreamRefresher = {
@@ -222,14 +237,15 @@ describe('refresh service over Redis with a real OpenID provider', () => {
         return bench.refresher.refresh(token, subject);
       },
     };
-    const service = bench.service(store, { upstream });
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+    const service = bench.service(store, { upstream, now: clock.now, logger });
     const { grant, upstreamRefreshToken } = await bench.signIn('alice');
     const started = await service.startSession(grant, upstreamRefreshToken);
     const request = { refreshToken: started.refreshToken!, clientId: grant.clientId };
     const calls = idp.requestCount('token');
 
     sabotage = true;
-    const claimedAt = Date.now();
     await refusal(service.refresh(request), 'temporarily_unavailable', 503);
     assert.deepEqual(bench.events.at(-1), { event: 'oauth.refresh', outcome: 'transient', reason: 'storage_unavailable', subject: 'alice', client: 'client.example', session: started.session });
     assert.ok(saved.some((entry) => entry.key.includes(':refresh-session:')), 'the claimed session was in Redis');
@@ -239,13 +255,16 @@ describe('refresh service over Redis with a real OpenID provider', () => {
     await replay(redis.url, saved);
     await waitForState(store, 'ready', STATE_TIMEOUT_MS);
 
-    // The interrupted worker's claim still looks owned: a retry waits, gets 503, revokes nothing.
-    assert.ok(Date.now() - claimedAt < CLAIM_DEADLINE_MS - 500, 'Redis came back well within the claim deadline');
+    // The interrupted worker's claim still looks owned (its last moment): a retry waits, gets 503, revokes nothing.
+    clock.advance(CLAIM_DEADLINE_MS - 1);
     const busy = await refusal(service.refresh(request), 'temporarily_unavailable', 503);
     assert.equal(busy.headers['retry-after'], '1');
     assert.equal(bench.events.at(-1)?.reason, 'rotation_in_progress');
-    await delay(Math.max(0, claimedAt + CLAIM_DEADLINE_MS + 100 - Date.now()));
+    const takeovers = () => warnings.filter((line) => /took over a rotation whose worker did not finish/.test(line));
+    assert.deepEqual(takeovers(), [], 'nobody took the claim over');
+    clock.advance(1);
     const recovered = await service.refresh(request);
+    assert.equal(takeovers().length, 1, 'the retry took the abandoned claim over');
     assert.ok(recovered.refreshToken && recovered.refreshToken !== started.refreshToken);
     assert.equal(idp.requestCount('token'), calls + 2, 'the recovering request asked the provider itself');
     const next = await service.refresh({ refreshToken: recovered.refreshToken, clientId: grant.clientId });
