@@ -27,6 +27,8 @@ export interface FaultProxy {
   clear(): void;
   /** Requests seen whose path ends with `pathSuffix` (faulted or forwarded). */
   hits(pathSuffix: string): number;
+  /** Resolves once the client of a hung request whose path ends with `pathSuffix` has closed its connection. */
+  hungUpOn(pathSuffix: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,13 @@ export async function startFaultProxy(options: { readonly target?: string; reado
   const rules: Rule[] = [];
   const seen: string[] = [];
   const sockets = new Set<Socket>();
+  // Paths of hung requests whose client gave up, and who waits to hear of it.
+  const hungUp: string[] = [];
+  const hangUpWaiters = new Set<() => void>();
+  const clientGaveUp = (path: string) => {
+    hungUp.push(path);
+    for (const wake of hangUpWaiters) wake();
+  };
   const port = options.port ?? (await freePort());
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://proxy.invalid').pathname;
@@ -48,6 +57,8 @@ export async function startFaultProxy(options: { readonly target?: string; reado
     const rule = rules.find((candidate) => candidate.remaining > 0 && path.endsWith(candidate.suffix));
     if (rule) {
       rule.remaining -= 1;
+      // Only the client can end a hung request (until the proxy stops).
+      if (rule.fault.kind === 'hang') res.once('close', () => clientGaveUp(path));
       applyFault(rule.fault, req, res);
       return;
     }
@@ -82,6 +93,16 @@ export async function startFaultProxy(options: { readonly target?: string; reado
       rules.length = 0;
     },
     hits: (pathSuffix) => seen.filter((path) => path.endsWith(pathSuffix)).length,
+    hungUpOn: (pathSuffix) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!hungUp.some((path) => path.endsWith(pathSuffix))) return;
+          hangUpWaiters.delete(check);
+          resolve();
+        };
+        hangUpWaiters.add(check);
+        check();
+      }),
     stop: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       for (const socket of sockets) socket.destroy();
