@@ -175,10 +175,6 @@ export function waitForStatus(node: TestNode, fill: string, after = 0): Promise<
   );
 }
 
-/** Gives queued deliveries (Node-RED sends between nodes asynchronously) a chance to happen. */
-export function settleDeliveries(ms = 100): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 // ---- MCP over HTTP ----------------------------------------------------------------------------
 
