@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect as tcpConnect, type AddressInfo, type Socket } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientMetadataError, type ClientMetadataErrorReason } from '../../lib/auth/clients/client-metadata-error.js';
@@ -22,7 +23,9 @@ let dir = '';
 let cert = '';
 let server: Server;
 let port = 0;
-let connections = 0;
+/** The client port of every connection the server accepted, in order, and who waits for the next. */
+const accepted: number[] = [];
+const acceptWaiters = new Set<() => void>();
 let lookups = 0;
 let requests = 0;
 let lastRequest: { host: string | undefined; servername: string | undefined } | undefined;
@@ -139,16 +142,32 @@ async function assertReason(
   return caught;
 }
 
-/** Lets any connection attempt reach the server's accept queue before counting. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 50));
+/**
+ * Proves that nothing connected since `since` (an index into `accepted`): a marker connection made
+ * now is accepted after anything the code under test had already started, so the marker must be
+ * the only connection the server saw since then.
+ */
+async function assertOnlyMarkerConnects(since: number): Promise<void> {
+  const marker = tcpConnect(port, '127.0.0.1');
+  await once(marker, 'connect');
+  const markerPort = marker.localPort!;
+  await new Promise<void>((resolve) => {
+    const check = () => {
+      if (!accepted.includes(markerPort)) return;
+      acceptWaiters.delete(check);
+      resolve();
+    };
+    acceptWaiters.add(check);
+    check();
+  });
+  marker.destroy();
+  assert.deepEqual(accepted.slice(since), [markerPort], 'no connection may reach the server');
 }
 
 async function assertNoTraffic(work: () => Promise<unknown>, reason: ClientMetadataErrorReason): Promise<void> {
-  const before = connections;
+  const since = accepted.length;
   await assertReason(work(), reason);
-  await settle();
-  assert.equal(connections, before, 'no connection may reach the server');
+  await assertOnlyMarkerConnects(since);
   assert.equal(requests, 0, 'no request may be started');
 }
 
@@ -166,8 +185,9 @@ describe('fetchClientMetadata', () => {
     );
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, handle);
-    server.on('connection', () => {
-      connections += 1;
+    server.on('connection', (socket) => {
+      accepted.push((socket as Socket).remotePort ?? -1);
+      for (const wake of acceptWaiters) wake();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -287,10 +307,9 @@ describe('fetchClientMetadata', () => {
 
   it('refuses a name resolving to loopback under the default address policy, without traffic', async () => {
     const defaults = { allowList: parseHostAllowList(HOST), lookup: resolveTestHosts, request: trustingTestCa };
-    const before = connections;
+    const since = accepted.length;
     const error = await assertReason(fetchClientMetadata(`${base()}/ok`, defaults), 'address_not_public');
-    await settle();
-    assert.equal(connections, before, 'no connection may reach the server');
+    await assertOnlyMarkerConnects(since);
     assert.equal(requests, 0, 'no request may be started');
     assert.equal(lookups, 1);
     assert.match(error.detail ?? '', /127\.0\.0\.1/, 'the log detail names the address');
