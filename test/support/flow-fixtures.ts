@@ -339,12 +339,22 @@ export interface FakeAdminApi {
   options: DocumentOptions;
   /** Bytes the server wrote for oversize answers before the client went away. */
   readonly streamed: () => number;
+  /** Resolves when the next request reaches the server (ask before starting the request). */
+  nextArrival(): Promise<void>;
+  /** Resolves when the next oversize answer's connection closes (sent in full or cut by the client). */
+  nextStreamClosed(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A loopback imitation of Node-RED's admin API with adminAuth on: Bearer token or 401. */
 export async function startFakeAdminApi(config: readonly ConfigEntry[], token: string = ADMIN_TOKEN): Promise<FakeAdminApi> {
   let streamed = 0;
+  // Waiters for the next request and the next closed oversize stream: tests wait on these events.
+  let arrivalWaiters: Array<() => void> = [];
+  let streamWaiters: Array<() => void> = [];
+  const wakeAll = (waiters: Array<() => void>) => {
+    for (const wake of waiters) wake();
+  };
   // Tests change these between calls, so the handler reads them on every request.
   const state = {
     requests: [] as RecordedRequest[],
@@ -355,11 +365,21 @@ export async function startFakeAdminApi(config: readonly ConfigEntry[], token: s
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const authorized = req.headers.authorization === `Bearer ${token}`;
     state.requests.push({ method: req.method ?? '', url: req.url ?? '', authorized });
+    const arrived = arrivalWaiters;
+    arrivalWaiters = [];
+    wakeAll(arrived);
     if (!authorized) return json(res, 401, { code: 'unauthorized', message: 'Unauthorized' });
     const behaviour = state.behaviour;
     if (behaviour.kind === 'hang') return;
     if (behaviour.kind === 'status') return json(res, behaviour.status, { code: 'error', message: 'failure' });
-    if (behaviour.kind === 'oversize') return streamOversize(res, behaviour.bytes, (bytes) => (streamed += bytes));
+    if (behaviour.kind === 'oversize') {
+      res.once('close', () => {
+        const closed = streamWaiters;
+        streamWaiters = [];
+        wakeAll(closed);
+      });
+      return streamOversize(res, behaviour.bytes, (bytes) => (streamed += bytes));
+    }
     if (behaviour.kind === 'declared-oversize') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(behaviour.bytes) });
       res.write('{"id":"');
@@ -377,6 +397,8 @@ export async function startFakeAdminApi(config: readonly ConfigEntry[], token: s
   return Object.assign(state, {
     baseUrl: `http://127.0.0.1:${port}`,
     streamed: () => streamed,
+    nextArrival: () => new Promise<void>((resolve) => void arrivalWaiters.push(resolve)),
+    nextStreamClosed: () => new Promise<void>((resolve) => void streamWaiters.push(resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

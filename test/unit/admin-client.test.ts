@@ -140,8 +140,11 @@ describe('AdminClient', () => {
     try {
       const client = new AdminClient({ adminBaseUrl: api.baseUrl, token: ADMIN_TOKEN });
       const controller = new AbortController();
+      const arrived = api.nextArrival();
       const reading = client.readGlobal(controller.signal);
-      setTimeout(() => controller.abort(), 50);
+      // The caller gives up once the request is pending at the (hanging) server.
+      await arrived;
+      controller.abort();
       await assert.rejects(reading, (error: unknown) => error instanceof McpPaletteError && error.code === 'get_flow_cancelled');
     } finally {
       api.behaviour = { kind: 'normal' };
@@ -225,11 +228,12 @@ describe('get_flow admin API failures', () => {
       deployGeneration: () => 1,
     });
     try {
+      const closed = flow.api.nextStreamClosed();
       const { result } = await tool.runInProcess!({ mode: 'subflows' }, new AbortController().signal);
       assert.equal(result.isError, true);
       assert.match(textOf(result), /larger than 32 MiB/);
-      // Reading stopped near the cap: the server could not push the whole body.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Reading stopped near the cap: once the connection has closed, the server had pushed far less than the whole body.
+      await closed;
       assert.ok(flow.api.streamed() < 64 * MIB, `${flow.api.streamed()} bytes streamed`);
     } finally {
       flow.api.behaviour = { kind: 'normal' };
@@ -240,8 +244,10 @@ describe('get_flow admin API failures', () => {
     flow.api.behaviour = { kind: 'hang' };
     try {
       const controller = new AbortController();
+      const arrived = flow.api.nextArrival();
       const call = flow.call({ mode: 'subflows' }, controller.signal);
-      setTimeout(() => controller.abort(), 30);
+      await arrived;
+      controller.abort();
       const { result } = await call;
       assert.equal(result.isError, true);
       assert.match(textOf(result), /cancelled/);
