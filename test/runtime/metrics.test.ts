@@ -22,10 +22,11 @@ function metricsFlows(port: number, probePort: number, adminPort: number): FlowN
     flowServer('fs', { runtime: 'rt', path: '/m', maxConcurrent: 2, wires: ['route'] }),
     router('route', { ok: 'ok-fn', fails: 'fail-fn', slow: 'slow-fn', hang: 'hang-fn' }),
     // Never answers; says it was called, so the test hangs up only once the call reached the flow.
-    answer('hang-fn', `global.set('hangSeen', (global.get('hangSeen') || 0) + 1);\nreturn null;`, ''),
+    answer('hang-fn', `global.set('hangSeen', (global.get('hangSeen') || 0) + 1);\nnode.warn('hang reached the flow');\nreturn null;`, ''),
     answer('ok-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'fine' };\nreturn msg;`, 'fs'),
     answer('fail-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, error: 'it broke' };\nreturn msg;`, 'fs'),
-    answer('slow-fn', `const id = msg.payload.executionId;\nsetTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId: id, result: 'late' } }), 500);\nreturn null;`, 'fs'),
+    // Holds each call until \`release\` on the probe endpoint answers them; says so in the log.
+    answer('slow-fn', `const held = global.get('heldSlow') || [];\nheld.push(msg.payload.executionId);\nglobal.set('heldSlow', held);\nnode.warn('slow holding ' + msg.payload.executionId);\nreturn null;`, ''),
     tool('t-ok', { name: 'ok', endpoint: '/m' }),
     tool('t-fails', { name: 'fails', endpoint: '/m' }),
     tool('t-slow', { name: 'slow', endpoint: '/m' }),
@@ -36,14 +37,22 @@ function metricsFlows(port: number, probePort: number, adminPort: number): FlowN
     oidcAuth('auth', { storage: 'store', issuer: 'http://127.0.0.1:9/', clientId: 'unused', secretEnv: 'MCP_UNUSED_SECRET' }),
     { ...flowServer('fs-oauth', { runtime: 'rt', path: '/signed' }), access: 'oauth', auth: 'auth', groups: 'staff' },
     { id: 'metrics', type: 'mcp-server-metrics', z: 'tab-tests', name: '', runtime: 'rt', x: 100, y: 300, wires: [['fast-collect', 'throttle']] },
-    answer('fast-collect', `const seen = global.get('telemetry') || [];\nseen.push(msg.payload);\nglobal.set('telemetry', seen);\nreturn null;`, ''),
+    answer('fast-collect', `const seen = global.get('telemetry') || [];\nseen.push(msg.payload);\nglobal.set('telemetry', seen);\nnode.warn('telemetry received: ' + msg.payload.status);\nreturn null;`, ''),
     // The slow downstream: one message per 10 s, the rest queue inside the delay node.
     { id: 'throttle', type: 'delay', z: 'tab-tests', name: '', pauseType: 'rate', timeout: '5', timeoutUnits: 'seconds', rate: '1', nbRateUnits: '10', rateUnits: 'second', randomFirst: '1', randomLast: '5', randomUnits: 'seconds', drop: false, allowrate: false, outputs: 1, x: 300, y: 340, wires: [['slow-count']] },
     answer('slow-count', `global.set('slowSeen', (global.get('slowSeen') || 0) + 1);\nreturn null;`, ''),
     runtime('rt-probe', probePort),
-    flowServer('fs-probe', { runtime: 'rt-probe', path: '/probe', wires: ['probe-fn'] }),
+    flowServer('fs-probe', { runtime: 'rt-probe', path: '/probe', wires: ['probe-route'] }),
+    router('probe-route', { telemetry: 'probe-fn', release: 'release-fn' }),
     answer('probe-fn', `${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: { events: global.get('telemetry') || [], slowSeen: global.get('slowSeen') || 0, hangSeen: global.get('hangSeen') || 0 } };\nreturn msg;`, 'fs-probe'),
+    // Answers every call slow holds on /m (second output), then its own call.
+    {
+      ...answer('release-fn', `const held = global.get('heldSlow') || [];\nglobal.set('heldSlow', []);\nconst answers = held.map((executionId) => ({ topic: 'mcp-tool-response', payload: { executionId, result: 'late' } }));\nreturn [{ topic: 'mcp-tool-response', payload: { executionId: msg.payload.executionId, result: String(held.length) } }, answers];`, 'fs-probe'),
+      outputs: 2,
+      wires: [['fs-probe'], ['fs']],
+    },
     tool('t-probe', { name: 'telemetry', endpoint: '/probe', output: { type: 'object' } }),
+    tool('t-release', { name: 'release', endpoint: '/probe' }),
   ];
 }
 
@@ -84,6 +93,7 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
   });
 
   it('emits one typed message per tools/call, whatever the outcome', async () => {
+    const since = nodeRed.output().length;
     await call('ok');
     await call('fails');
     await call('never');
@@ -91,14 +101,16 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     await call('no_such_tool');
     const signed = await call('ok', {}, url.replace('/m', '/signed'));
     assert.equal(signed.status, 401);
-    const busy = await Promise.all([call('slow'), call('slow'), call('slow')]);
-    assert.equal(busy.filter((response) => response.json().error?.code === -32000).length, 1);
+    // /m runs two calls at a time: with two held in the flow, a third is refused as busy.
+    const held = [call('slow'), call('slow')];
+    await nodeRed.waitForMatches(/slow holding [0-9a-f]{32}/, 2, since);
+    assert.equal((await call('slow')).json().error?.code, -32000);
+    assert.equal((await call('release', {}, probeUrl)).json().result.content[0].text, '2');
+    for (const response of await Promise.all(held)) assert.equal(response.json().result?.content[0].text, 'late');
 
-    let events: any[] = [];
-    for (let attempt = 0; attempt < 50 && events.length < 9; attempt += 1) {
-      events = (await collected()).events;
-      if (events.length < 9) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The metrics node's downstream says when it has every call's message.
+    await nodeRed.waitForMatches(/telemetry received: \w+/, 9, since);
+    const events = (await collected()).events;
     const byStatus = (status: string) => events.filter((event) => event.status === status);
     assert.equal(events.length, 9, JSON.stringify(events));
     assert.deepEqual(byStatus('success').map((e) => e.tool).sort(), ['ok', 'slow', 'slow']);
@@ -142,13 +154,15 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     await nodeRed.waitForOutput(/\[error\] \[mcp-server-metrics:metrics-2\] Another mcp metrics node already listens on this runtime/, since);
     // The first node still receives every call.
     const before = (await collected()).events.length;
+    const sinceCall = nodeRed.output().length;
     await call('ok');
-    for (let attempt = 0; attempt < 50 && (await collected()).events.length === before; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    await nodeRed.waitForOutput('telemetry received: success', sinceCall);
     assert.equal((await collected()).events.length, before + 1);
   });
 
   it('counts a Local-access refusal, a hung-up call with no response bytes, and a schema-refused get_flow under its mode', async () => {
     const before = (await collected()).events.length;
+    const since = nodeRed.output().length;
     const toolCall = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: {} } });
 
     // A web page's request (foreign Origin) is refused before it reaches any tool.
@@ -163,16 +177,13 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     const hungUp = request(url, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' } });
     hungUp.on('error', () => {});
     hungUp.end(toolCall('hang'));
-    for (let attempt = 0; attempt < 200 && (await collected()).hangSeen === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    await nodeRed.waitForOutput('hang reached the flow', since);
     assert.equal((await collected()).hangSeen, 1, 'the hang tool was called');
     hungUp.destroy();
 
-    let events: any[] = [];
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      events = (await collected()).events.slice(before);
-      if (events.some((event) => event.tool === 'hang')) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    // Four calls, four messages downstream (the hung-up one last).
+    await nodeRed.waitForMatches(/telemetry received: \w+/, 4, since);
+    const events = (await collected()).events.slice(before);
     const forbidden = events.filter((event) => event.status === 'forbidden');
     assert.deepEqual(
       forbidden.map(({ endpoint, tool, mode, responseBytes }) => ({ endpoint, tool, mode, responseBytes })),
@@ -189,6 +200,7 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
 
   it('counts a get_flow call whose client hung up as cancelled, with no response bytes', async () => {
     const before = (await collected()).events.length;
+    const since = nodeRed.output().length;
     const connected = new Promise<void>((resolve) => {
       adminConnected = resolve;
     });
@@ -198,12 +210,8 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     // The call has reached get_flow once it reads the admin API; hang up then.
     await connected;
     hungUp.destroy();
-    let events: any[] = [];
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      events = (await collected()).events.slice(before).filter((event) => event.tool === 'get_flow');
-      if (events.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await nodeRed.waitForOutput('telemetry received: cancelled', since);
+    const events = (await collected()).events.slice(before).filter((event) => event.tool === 'get_flow');
     assert.deepEqual(events.map(({ status, mode, responseBytes }) => ({ status, mode, responseBytes })), [{ status: 'cancelled', mode: 'subflows', responseBytes: 0 }]);
   });
 });
