@@ -54,13 +54,16 @@ describe('MemoryStore', () => {
     await store.close();
   });
 
-  it('runs the sweep on its own timer', async () => {
+  it('runs the sweep on its own timer', async (t) => {
+    // The timer is Node's own, mocked: it fires when the test moves time, not after a wait.
+    t.mock.timers.enable({ apis: ['setInterval'] });
     const clock = fakeClock();
     const store = new MemoryStore({ now: clock.now, sweepIntervalMs: 10 });
     await store.put(key, 'v', 1);
     clock.advance(1_000);
-    // No timing bound: only that the timer ran at all within a generous wait.
-    for (let waited = 0; store.size > 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.mock.timers.tick(9);
+    assert.equal(store.size, 1, 'no sweep before the interval');
+    t.mock.timers.tick(1);
     assert.equal(store.size, 0, 'the sweep timer removed the expired entry');
     await store.close();
   });
