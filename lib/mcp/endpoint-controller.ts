@@ -12,11 +12,13 @@ import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
+import type { ContentCall } from './content/content-handlers.js';
+import type { ContentRegistry } from './content/content-registry.js';
 
 export type EndpointState =
   | { readonly state: 'stopped' }
   | { readonly state: 'starting' }
-  | { readonly state: 'serving'; readonly url: string; readonly tools: number }
+  | { readonly state: 'serving'; readonly url: string; readonly tools: number; readonly resources: number; readonly prompts: number }
   | { readonly state: 'failed'; readonly error: McpPaletteError };
 
 export interface EndpointControllerOptions {
@@ -30,6 +32,9 @@ export interface EndpointControllerOptions {
   readonly logger: Logger;
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
   readonly onAbandoned?: (executionId: string, reason: CancelReason, context: ExecutionContext) => void;
+  /** Resources and prompts declared for this endpoint (mcp-resource, mcp-prompt nodes). */
+  readonly content?: ContentRegistry;
+  readonly executeContent?: (executionId: string, call: ContentCall) => void;
   readonly onCallFinished?: (event: CallFinished) => void;
   readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
@@ -86,8 +91,8 @@ export class EndpointController {
   /** The tool set changes only on deploy; the catalog is rebuilt then, never per request. */
   refreshCatalog(): void {
     if (!this.endpoint) return;
-    this.endpoint.setCatalog(this.catalog());
-    this.report({ state: 'serving', url: this.url, tools: this.endpoint.toolCount });
+    this.loadCatalogs(this.endpoint);
+    this.report(this.serving(this.endpoint));
   }
 
   settle(executionId: string, answer: { result?: unknown; error?: unknown }): 'settled' | 'unknown' {
@@ -125,22 +130,32 @@ export class EndpointController {
         logger,
         execute: this.options.execute,
         ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}),
+        ...(this.options.executeContent ? { executeContent: this.options.executeContent } : {}),
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });
-      endpoint.setCatalog(this.catalog());
+      this.loadCatalogs(endpoint);
       // Local access has no sign-in: it is served only where nobody else can reach it.
       this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle, {
         loopbackOnly: settings.access === 'local',
       });
       this.endpoint = endpoint;
-      this.report({ state: 'serving', url: this.url, tools: endpoint.toolCount });
+      this.report(this.serving(endpoint));
     } catch (error) {
       await this.releaseAccess();
       // Listen errors arrive as McpPaletteError already; anything else failed while setting up.
       const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
       this.report({ state: 'failed', error: failure });
     }
+  }
+
+  private loadCatalogs(endpoint: McpEndpoint): void {
+    endpoint.setCatalog(this.catalog());
+    if (this.options.content) endpoint.setContent(this.options.content.catalogFor(endpoint.path));
+  }
+
+  private serving(endpoint: McpEndpoint): EndpointState {
+    return { state: 'serving', url: this.url, tools: endpoint.toolCount, resources: endpoint.resourceCount, prompts: endpoint.promptCount };
   }
 
   private async close(reason: string): Promise<void> {

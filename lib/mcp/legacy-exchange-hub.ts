@@ -3,6 +3,7 @@ import {
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
+  type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
@@ -12,6 +13,8 @@ import {
 
 /** JSON-RPC code for "the endpoint went away"; the transport range -32000..-32099 is the server's own. */
 const ENDPOINT_STOPPED = -32000;
+const RESOURCE_NOT_FOUND_2026 = -32602;
+const RESOURCE_NOT_FOUND_2025 = -32002;
 
 interface Route {
   readonly exchange: Transport;
@@ -89,8 +92,20 @@ export class LegacyExchangeHub implements Transport {
       return;
     }
     this.routes.delete(hubId);
-    await route.exchange.send({ ...message, id: route.clientId }, { relatedRequestId: route.clientId });
+    const answer = isJSONRPCErrorResponse(message) ? withLegacyErrorCode(message) : message;
+    await route.exchange.send({ ...answer, id: route.clientId }, { relatedRequestId: route.clientId });
   }
+}
+
+/**
+ * The SDK reports an unknown resource as -32602 with data `{ uri }` on every revision (SEP-2164,
+ * the 2026-07-28 rule); the 2025 revisions this hub serves define -32002 for it.
+ */
+function withLegacyErrorCode(message: JSONRPCErrorResponse): JSONRPCErrorResponse {
+  const data = message.error.data as Record<string, unknown> | undefined;
+  const resourceNotFound =
+    message.error.code === RESOURCE_NOT_FOUND_2026 && typeof data === 'object' && data !== null && Object.keys(data).length === 1 && typeof data.uri === 'string';
+  return resourceNotFound ? { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_2025 } } : message;
 }
 
 function sendStopped(exchange: Transport, clientId: RequestId): Promise<void> {

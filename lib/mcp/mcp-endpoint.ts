@@ -27,6 +27,8 @@ import { cancelledRequestId, type CancelReason } from '../execution/cancellation
 import { callerKey } from '../access/caller-key.js';
 import { openCallStream, hasToolCall, wantsProgress, type CallStream, type LogLine, type ProgressReport } from './call-stream.js';
 import { isLogLevel, LogLevelBook, type LogLevel } from './log-levels.js';
+import { ContentCatalog } from './content/content-catalog.js';
+import { registerContentHandlers, type ContentCall, type ContentHandlerDependencies } from './content/content-handlers.js';
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { checkParamHeaders } from './param-headers.js';
@@ -86,6 +88,8 @@ export interface McpEndpointOptions {
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
   /** Told once when a call the flow is working on ends without its answer (see CancelReason). */
   readonly onAbandoned?: (executionId: string, reason: CancelReason, context: ExecutionContext) => void;
+  /** Hands one resource read or prompt to the flow, like `execute`. */
+  readonly executeContent?: (executionId: string, call: ContentCall) => void;
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -115,13 +119,15 @@ interface Exchange {
 export class McpEndpoint {
   readonly path: string;
   private catalog: ToolCatalog = ToolCatalog.empty;
-  private readonly broker: ExecutionBroker<ExecutionContext, CallStream>;
+  private content: ContentCatalog = ContentCatalog.empty;
+  private readonly contentDependencies: ContentHandlerDependencies;
+  private readonly broker: ExecutionBroker<ExecutionContext | ContentCall, CallStream>;
   private readonly logLevels = new LogLevelBook();
   private readonly mcp: McpHttpHandler;
   /** The SDK's Node adapter, for the 2026-07-28 requests that may stream (built once). */
   private readonly streamingAdapter: ReturnType<typeof toNodeHandler>;
-  private readonly legacyHub = new LegacyExchangeHub();
-  private readonly legacyServer: Server;
+  private legacyHub!: LegacyExchangeHub;
+  private legacyServer!: Server;
   private readonly options: McpEndpointOptions;
 
   constructor(options: McpEndpointOptions) {
@@ -129,9 +135,28 @@ export class McpEndpoint {
     this.path = options.path;
     this.broker = new ExecutionBroker({
       maxInFlight: options.maxInFlight,
-      dispatch: options.execute,
-      ...(options.onAbandoned ? { onAbandoned: options.onAbandoned } : {}),
+      // Resource reads and prompts share the tools' broker: one concurrency cap, the same time limits.
+      dispatch: (request, context) => {
+        if (!('kind' in context)) return options.execute(request, context);
+        if (!options.executeContent) throw new Error('this endpoint has no flow for resources and prompts');
+        options.executeContent(request.executionId, context);
+      },
+      // Only tool calls tell the flow when they are abandoned (mcp-tool-cancel); reads and prompts do not yet.
+      ...(options.onAbandoned
+        ? { onAbandoned: (executionId: string, reason: CancelReason, context: ExecutionContext | ContentCall) => {
+            if (!('kind' in context)) options.onAbandoned!(executionId, reason, context);
+          } }
+        : {}),
     });
+    this.contentDependencies = {
+      path: options.path,
+      begin: (call, timeoutMs, signal) =>
+        this.broker.begin({ toolName: call.kind === 'resource-read' ? call.uri : call.name, arguments: call.kind === 'resource-read' ? call.variables : call.arguments, timeoutMs, signal, context: call }),
+      exchangeOf: (handlerCtx) => {
+        const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+        return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
+      },
+    };
     // 2026-07-28 requests go to the SDK's handler; 2025-era requests are served below with JSON
     // responses, because the SDK's built-in stateless fallback frames every answer as an SSE stream,
     // which costs a third of the CPU of a call and half the memory of a pending one.
@@ -143,10 +168,22 @@ export class McpEndpoint {
       onerror: (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`),
     });
     this.streamingAdapter = toNodeHandler(this.mcp, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes });
-    this.legacyServer = this.createServer((hubId) => this.legacyHub.clientRequestId(hubId) ?? hubId);
-    this.legacyServer.onerror = (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`);
+    this.connectLegacyServer();
+  }
+
+  /**
+   * The shared 2025-era server declares its capabilities when built, so a deploy that adds or removes
+   * the first resource or prompt gets a fresh hub and server; calls still open on the old pair are
+   * answered through it (the SDK chains handlers on a reused transport, so the hub is not reused).
+   */
+  private connectLegacyServer(): void {
+    const hub = new LegacyExchangeHub();
+    const server = this.createServer((hubId) => hub.clientRequestId(hubId) ?? hubId);
+    server.onerror = (error) => this.options.logger.debug(`MCP request on ${this.options.path} refused: ${error.message}`);
     // Connecting to the hub has no asynchronous step that could fail (its start() does nothing).
-    void this.legacyServer.connect(this.legacyHub);
+    void server.connect(hub);
+    this.legacyHub = hub;
+    this.legacyServer = server;
   }
 
   get toolCount(): number {
@@ -155,6 +192,21 @@ export class McpEndpoint {
 
   setCatalog(catalog: ToolCatalog): void {
     this.catalog = catalog;
+  }
+
+  get resourceCount(): number {
+    return this.content.resourceCount;
+  }
+
+  get promptCount(): number {
+    return this.content.promptCount;
+  }
+
+  /** Resources and prompts of this deploy; rebuilt with the tool catalog, never per request. */
+  setContent(content: ContentCatalog): void {
+    const capabilitiesChanged = content.capabilityKey !== this.content.capabilityKey;
+    this.content = content;
+    if (capabilitiesChanged) this.connectLegacyServer();
   }
 
   /** The listener route for this endpoint's path. */
@@ -248,7 +300,11 @@ export class McpEndpoint {
    */
   private cancelFor(caller: CallerIdentity, requestId: string | number): void {
     const key = callerKey(caller);
-    const matches = this.broker.findWhere((context) => context.requestId === requestId && callerKey(context) === key);
+    const matches = this.broker.findWhere((pending) => {
+      // A resource read or prompt carries its caller and request id one level down.
+      const context = 'kind' in pending ? pending.context : pending;
+      return context.requestId === requestId && callerKey(context) === key;
+    });
     if (matches.length === 1) this.broker.cancel(matches[0]!);
     else if (matches.length > 1) this.options.logger.debug(`cancel for request ${String(requestId)} on ${this.path} ignored: it names ${matches.length} calls`);
   }
@@ -314,9 +370,10 @@ export class McpEndpoint {
 
   /** `clientRequestId` maps the id the server saw back to the one the client sent. */
   private createServer(clientRequestId: (id: RequestId) => RequestId): Server {
+    const content = this.content;
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
-      { capabilities: { tools: {}, logging: {} }, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
+      { capabilities: { tools: {}, logging: {}, ...content.capabilities }, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
     );
     server.setRequestHandler('tools/list', () => this.catalog.listResult);
     // Replaces the SDK's own, which keeps one level per session: stateless traffic has none.
@@ -328,6 +385,7 @@ export class McpEndpoint {
       return {};
     });
     server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, this.catalog, request, handlerCtx, clientRequestId));
+    if (!content.isEmpty) registerContentHandlers(server, content, this.contentDependencies, clientRequestId);
     return server;
   }
 

@@ -158,7 +158,7 @@ export function checkSchemaText(text: unknown, kind: 'input' | 'output'): string
   }
 }
 
-function parseBinding(endpoint: unknown): ToolBinding {
+export function parseBinding(endpoint: unknown): ToolBinding {
   if (typeof endpoint !== 'string' || endpoint.trim() === '') {
     throw new McpPaletteError('no_endpoint', 'no endpoint chosen');
   }
@@ -168,7 +168,7 @@ function parseBinding(endpoint: unknown): ToolBinding {
   return { shared: false, path: value };
 }
 
-function parseTimeout(timeout: unknown): number {
+export function parseTimeout(timeout: unknown): number {
   if (timeout === undefined || timeout === '' || timeout === null) return DEFAULTS.toolTimeoutSeconds * 1000;
   const seconds = typeof timeout === 'number' ? timeout : Number(timeout);
   if (!Number.isFinite(seconds) || seconds < 1 || seconds > DEFAULTS.toolTimeoutSecondsMax) {
@@ -212,6 +212,6 @@ function parseAnnotations(config: ToolConfig, title: string | undefined): ToolAn
   };
 }
 
-function optionalText(value: unknown): string | undefined {
+export function optionalText(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }

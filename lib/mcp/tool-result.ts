@@ -77,7 +77,7 @@ function isFullResult(value: unknown): value is CallToolResult {
   return isPlainObject(value) && Array.isArray(value.content) && isCallToolResult(value);
 }
 
-function describeFlowError(error: unknown): string {
+export function describeFlowError(error: unknown): string {
   if (typeof error === 'string') return error;
   if (isPlainObject(error) && typeof error.message === 'string') return error.message;
   return JSON.stringify(error) ?? 'unknown error';
@@ -89,7 +89,7 @@ function argumentName(pointer: string): string {
   return path.join('.');
 }
 
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }

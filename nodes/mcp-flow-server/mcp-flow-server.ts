@@ -8,6 +8,7 @@ import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
+import { contentRegistry } from '../../lib/mcp/content/content-registry.js';
 import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
@@ -28,7 +29,7 @@ interface McpFlowServerDef extends NodeDef {
 }
 
 interface ResponseMessage extends NodeMessage {
-  payload?: { executionId?: unknown; result?: unknown; error?: unknown };
+  payload?: { executionId?: unknown; result?: unknown; contents?: unknown; messages?: unknown; error?: unknown };
 }
 
 export default function (RED: NodeAPI) {
@@ -95,10 +96,14 @@ export default function (RED: NodeAPI) {
       const msg = message as ResponseMessage;
       if (!controller) return done();
       switch (msg.topic) {
-        case 'mcp-tool-response': {
+        case 'mcp-tool-response':
+        case 'mcp-resource-response':
+        case 'mcp-prompt-response': {
           const executionId = msg.payload?.executionId;
-          if (typeof executionId !== 'string') return done(new Error(t('errors.badResponse')));
-          if (controller.settle(executionId, { result: msg.payload?.result, error: msg.payload?.error }) === 'unknown') {
+          if (typeof executionId !== 'string') return done(new Error(t('errors.badResponse', { topic: msg.topic })));
+          // Each answer carries its own field; the broker hands it to whichever request waits.
+          const result = msg.topic === 'mcp-tool-response' ? msg.payload?.result : msg.topic === 'mcp-resource-response' ? msg.payload?.contents : msg.payload?.messages;
+          if (controller.settle(executionId, { result, error: msg.payload?.error }) === 'unknown') {
             requestLog.warn('unknownExecution', t('errors.unknownExecution', { executionId }));
           }
           return done();
@@ -197,6 +202,14 @@ export default function (RED: NodeAPI) {
         onAbandoned: (executionId, reason, context) => {
           node.send({ topic: 'mcp-tool-cancel', payload: { executionId, reason }, mcp: context } as NodeMessage);
         },
+        content: contentRegistry,
+        executeContent: (executionId, call) => {
+          const payload =
+            call.kind === 'resource-read'
+              ? { uri: call.uri, variables: call.variables, executionId }
+              : { name: call.name, arguments: call.arguments, executionId };
+          node.send({ topic: call.kind === 'resource-read' ? 'mcp-resource-read' : 'mcp-prompt-get', payload, mcp: call.context } as NodeMessage);
+        },
         measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
         onCallFinished: (call) => {
           // Built only for a listener: most runtimes have no metrics node.
@@ -214,7 +227,15 @@ export default function (RED: NodeAPI) {
         case 'starting':
           return node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
         case 'serving': {
-          const text = t('status.servingTools', { count: state.tools, url: state.url });
+          const text =
+            state.resources === 0 && state.prompts === 0
+              ? t('status.servingTools', { count: state.tools, url: state.url })
+              : t('status.servingContent', {
+                  tools: t('status.tools', { count: state.tools }),
+                  resources: t('status.resources', { count: state.resources }),
+                  prompts: t('status.prompts', { count: state.prompts }),
+                  url: state.url,
+                });
           if (text !== lastServing) node.log(text);
           lastServing = text;
           if (storage && storage.state !== 'ready') {

@@ -1,0 +1,86 @@
+import type { ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, Resource, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { ResourceTemplateListing } from './resource-definition.js';
+import type { PromptDefinition } from './prompt-definition.js';
+import type { ResourceDefinition } from './resource-definition.js';
+
+export interface ResourceMatch {
+  readonly resource: ResourceDefinition;
+  readonly variables: Record<string, string>;
+}
+
+/**
+ * The resources, resource templates and prompts one endpoint serves, built once per deploy like
+ * the tool catalog: list results are prebuilt, a fixed URI or prompt name is one Map lookup.
+ * Templates are tried in URI order after the fixed URIs, so an exact resource always wins.
+ */
+export class ContentCatalog {
+  readonly resourcesResult: ListResourcesResult;
+  readonly templatesResult: ListResourceTemplatesResult;
+  readonly promptsResult: ListPromptsResult;
+  /** What the endpoint declares in `capabilities`: only what it has. */
+  readonly capabilities: ServerCapabilities;
+  /** Changes exactly when `capabilities` does. */
+  readonly capabilityKey: string;
+  private readonly fixed: ReadonlyMap<string, ResourceDefinition>;
+  private readonly templates: readonly ResourceDefinition[];
+  private readonly templatesByText: ReadonlyMap<string, ResourceDefinition>;
+  private readonly prompts: ReadonlyMap<string, PromptDefinition>;
+
+  constructor(resources: readonly ResourceDefinition[], prompts: readonly PromptDefinition[]) {
+    const byUri = [...resources].sort((a, b) => compare(a.uri, b.uri));
+    this.fixed = new Map(byUri.filter((resource) => !resource.template).map((resource) => [resource.uri, resource]));
+    this.templates = byUri.filter((resource) => resource.template);
+    this.templatesByText = new Map(this.templates.map((resource) => [resource.uri, resource]));
+    const sortedPrompts = [...prompts].sort((a, b) => compare(a.name, b.name));
+    this.prompts = new Map(sortedPrompts.map((prompt) => [prompt.name, prompt]));
+    this.resourcesResult = Object.freeze({ resources: [...this.fixed.values()].map((resource) => resource.listing as Resource) });
+    this.templatesResult = Object.freeze({ resourceTemplates: this.templates.map((resource) => resource.listing as ResourceTemplateListing) });
+    this.promptsResult = Object.freeze({ prompts: sortedPrompts.map((prompt) => prompt.listing) });
+    const hasResources = byUri.length > 0;
+    const hasPrompts = sortedPrompts.length > 0;
+    this.capabilities = Object.freeze({
+      ...(hasResources ? { resources: {} } : {}),
+      ...(hasPrompts ? { prompts: {} } : {}),
+      // Only prompt arguments and template variables can be completed.
+      ...(hasPrompts || this.templates.length > 0 ? { completions: {} } : {}),
+    });
+    this.capabilityKey = Object.keys(this.capabilities).join(',');
+  }
+
+  get resourceCount(): number {
+    return this.fixed.size + this.templates.length;
+  }
+
+  get promptCount(): number {
+    return this.prompts.size;
+  }
+
+  get isEmpty(): boolean {
+    return this.resourceCount === 0 && this.promptCount === 0;
+  }
+
+  findResource(uri: string): ResourceMatch | undefined {
+    const fixed = this.fixed.get(uri);
+    if (fixed) return { resource: fixed, variables: {} };
+    for (const resource of this.templates) {
+      const variables = resource.template!.match(uri);
+      if (variables) return { resource, variables };
+    }
+    return undefined;
+  }
+
+  /** The template resource whose template text is `uriTemplate` (completion references name it so). */
+  findTemplate(uriTemplate: string): ResourceDefinition | undefined {
+    return this.templatesByText.get(uriTemplate);
+  }
+
+  findPrompt(name: string): PromptDefinition | undefined {
+    return this.prompts.get(name);
+  }
+
+  static readonly empty = new ContentCatalog([], []);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
