@@ -163,3 +163,51 @@ export function entraAuth(
     entraAuthority: options.authority ?? '',
   };
 }
+
+/** The shipped plant-status example (resources, a template, a prompt) with its runtime moved to `port`. */
+export function plantStatusFlow(port: number): FlowNode[] {
+  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'plant-status.json'), 'utf8')) as FlowNode[];
+  return flows.map((node) => (node.type === 'mcp-runtime' ? { ...node, port: String(port) } : node));
+}
+
+export function resource(id: string, options: { name?: string; uri: string; endpoint?: string; source?: 'flow' | 'static'; text?: string; timeout?: number; mimeType?: string; z?: string }): FlowNode {
+  return {
+    id,
+    type: 'mcp-resource',
+    z: options.z ?? TAB,
+    name: '',
+    resourceName: options.name ?? id,
+    uri: options.uri,
+    title: '',
+    description: `test resource ${id}`,
+    mimeType: options.mimeType ?? 'text/plain',
+    source: options.source ?? 'flow',
+    text: options.text ?? '',
+    completions: '',
+    endpoint: options.endpoint ?? '/mcp',
+    timeout: String(options.timeout ?? 60),
+    x: 100,
+    y: 60,
+    wires: [],
+  };
+}
+
+export function prompt(id: string, options: { name: string; endpoint?: string; source?: 'template' | 'flow'; arguments?: object[]; messages?: object[]; timeout?: number; z?: string }): FlowNode {
+  return {
+    id,
+    type: 'mcp-prompt',
+    z: options.z ?? TAB,
+    name: '',
+    promptName: options.name,
+    title: '',
+    description: `test prompt ${options.name}`,
+    arguments: options.arguments ?? [],
+    source: options.source ?? 'template',
+    messages: options.messages ?? [{ role: 'user', text: 'hello' }],
+    endpoint: options.endpoint ?? '/mcp',
+    timeout: String(options.timeout ?? 60),
+    x: 100,
+    y: 80,
+    wires: [],
+  };
+}
