@@ -18,7 +18,7 @@
  *      "now passes, update expected.json"; change its entry in test/conformance/expected.json to "pass"
  *      and drop its reason (and the README's Conformance table line).
  */
-import { answer, flowServer, router, runtime, tab, tool } from '../support/flows.js';
+import { answer, flowServer, prompt, resource, router, runtime, tab, tool } from '../support/flows.js';
 import type { FlowNode } from '../support/node-red-process.js';
 
 export const CONFORMANCE_PATH = '/mcp';
@@ -117,6 +117,45 @@ return null;`,
   { name: 'test_elicitation_sep1330_enums', answer: placeholder(11, 'ask the user') },
 ];
 
+/**
+ * Resources and prompts the resources-*, prompts-* and completion-complete scenarios read, served as a
+ * user would: static text and message templates set in the editor, the rest answered by one function
+ * node (CONTENT_ANSWERS) on the endpoint's output next to the tool router.
+ */
+function contentNodes(): FlowNode[] {
+  const at = (node: FlowNode, index: number): FlowNode => ({ ...node, x: 700, y: 40 + index * 40 });
+  const nodes: FlowNode[] = [
+    resource('resource-static-text', { uri: 'test://static-text', source: 'static', text: 'This is the content of the static text resource.' }),
+    resource('resource-static-binary', { uri: 'test://static-binary', mimeType: 'image/png' }),
+    resource('resource-template', { uri: 'test://template/{id}/data', mimeType: 'application/json', source: 'static', text: '{"id":"{{id}}","templateTest":true}' }),
+    resource('resource-watched', { uri: 'test://watched-resource', source: 'static', text: 'Watched resource content.' }),
+    prompt('prompt-simple', { name: 'test_simple_prompt', messages: [{ role: 'user', text: 'This is a simple prompt for testing.' }] }),
+    prompt('prompt-arguments', {
+      name: 'test_prompt_with_arguments',
+      arguments: [
+        { name: 'arg1', description: 'First test argument', required: true, values: 'test, testValue1, other' },
+        { name: 'arg2', description: 'Second test argument', required: true },
+      ],
+      messages: [{ role: 'user', text: "Prompt with arguments: arg1='{{arg1}}', arg2='{{arg2}}'" }],
+    }),
+    prompt('prompt-embedded', { name: 'test_prompt_with_embedded_resource', source: 'flow', arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }] }),
+    prompt('prompt-image', { name: 'test_prompt_with_image', source: 'flow' }),
+  ];
+  return [...nodes.map(at), { ...answer(CONTENT_ANSWERS, CONTENT_ANSWER_BODY, 'conformance-server'), name: 'resources and prompts', x: 400, y: 500 }];
+}
+
+const CONTENT_ANSWERS = 'answer-content';
+const CONTENT_ANSWER_BODY = `const { executionId } = msg.payload;
+if (msg.topic === 'mcp-resource-read') {
+  return { topic: 'mcp-resource-response', payload: { executionId, contents: [{ blob: ${JSON.stringify(PNG_BASE64)}, mimeType: 'image/png' }] } };
+}
+if (msg.topic !== 'mcp-prompt-get') return null;
+const messages = msg.payload.name === 'test_prompt_with_image'
+  ? [{ role: 'user', content: { type: 'image', data: ${JSON.stringify(PNG_BASE64)}, mimeType: 'image/png' } }, { role: 'user', content: 'Please analyze the image above.' }]
+  : [{ role: 'user', content: { type: 'resource', resource: { uri: msg.payload.arguments.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+     { role: 'user', content: 'Please process the embedded resource above.' }];
+return { topic: 'mcp-prompt-response', payload: { executionId, messages } };`;
+
 /** The fixture: a runtime on `port` (loopback) with one endpoint at /mcp serving every FIXTURE_TOOLS entry. */
 export function conformanceFlow(port: number): FlowNode[] {
   const answerId = (name: string) => `answer-${name}`;
@@ -124,12 +163,12 @@ export function conformanceFlow(port: number): FlowNode[] {
   const nodes: FlowNode[] = [
     tab(),
     runtime('conformance-runtime', port),
-    flowServer('conformance-server', { runtime: 'conformance-runtime', path: CONFORMANCE_PATH, serverName: 'conformance-fixture', wires: ['route'] }),
+    flowServer('conformance-server', { runtime: 'conformance-runtime', path: CONFORMANCE_PATH, serverName: 'conformance-fixture', wires: ['route', CONTENT_ANSWERS] }),
     router('route', routes),
   ];
   FIXTURE_TOOLS.forEach((fixture, index) => {
     nodes.push({ ...tool(`tool-${fixture.name}`, { name: fixture.name, endpoint: CONFORMANCE_PATH, input: fixture.inputSchema }), y: 40 + index * 40 });
     nodes.push({ ...answer(answerId(fixture.name), fixture.answer, 'conformance-server'), name: fixture.name, x: 400, y: 40 + index * 40 });
   });
-  return nodes;
+  return [...nodes, ...contentNodes()];
 }
