@@ -3,14 +3,15 @@
 import { request } from 'node:http';
 import { after, afterEach, before } from 'node:test';
 import { parseBody } from '../support/mcp-http.js';
+import { nodeRedDir } from '../support/node-red-package.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-/** `node-red` (4.1.x) by default; `node-red-5` runs the same tests on Node-RED 5. */
-export const NODE_RED_PACKAGE = process.env.NODE_RED_PACKAGE ?? 'node-red';
+/** The Node-RED line under test: 4.1.x by default; NODE_RED_PACKAGE=node-red-5 runs the same tests on Node-RED 5. */
+export const NODE_RED_PACKAGE = nodeRedDir;
 
 /** dist/test/nodes/node-helper.js -> the repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

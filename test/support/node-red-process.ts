@@ -1,15 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeRedDir, nodeRedLabel } from './node-red-package.js';
 import { freePort } from './ports.js';
 
-const require = createRequire(import.meta.url);
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** `node-red` (4.1.x, Node 20) by default; `node-red-5` for the Node-RED 5 leg on Node 22. */
-export const nodeRedPackage = process.env.NODE_RED_PACKAGE ?? 'node-red';
+/** The Node-RED under test as `node-red@<version>` (4.1.x on Node 20 by default; see node-red-package.ts). */
+export const nodeRedPackage = nodeRedLabel;
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
@@ -75,7 +74,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
   writeFileSync(join(userDir, 'settings.js'), `const settings = ${JSON.stringify(settings)};\n${adminAuth}module.exports = settings;\n`);
   const adminHeaders: Record<string, string> = options.adminTokens ? { authorization: `Bearer ${options.adminTokens.write}` } : {};
 
-  const redJs = require.resolve(`${nodeRedPackage}/red.js`);
+  const redJs = join(nodeRedDir, 'red.js');
   const child: ChildProcess = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env, NODE_RED_HOME: userDir },
