@@ -1,45 +1,131 @@
-// `npm start`: Node-RED from this repo's dev dependencies, a throwaway user directory with this
-// package linked in, and the example flow deployed. Ctrl+C stops it and removes the directory.
+// `npm start`: Node-RED from this repo's dev dependencies with this package linked in, and the
+// example flow on first run. What the user builds is kept between runs in .node-red-dev/ (git-ignored);
+// `--clean` (`npm run start:clean`) starts again from the example. The MCP URL is announced only once
+// a probe got an MCP answer from it, so a port already taken is reported instead of advertised.
+//
+//   NODE_RED_PORT     editor port (default 1880)
+//   MCP_PORT          port of the example's mcp-runtime (default 1881): used for the first run's flow,
+//                     and applied to that runtime on every start while it is set
+//   NODE_RED_DEV_DIR  the user directory (default .node-red-dev/ in this repository)
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endpointsOf, portInUse, probeEndpoint } from './start-endpoints.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+const EXAMPLE_RUNTIME_ID = '5a1e0c7d2b3f4e02';
+
+const clean = process.argv.includes('--clean');
 const editorPort = Number(process.env.NODE_RED_PORT ?? 1880);
-const userDir = mkdtempSync(join(tmpdir(), 'node-red-mcp-'));
+const mcpPort = process.env.MCP_PORT;
+const userDir = resolve(process.env.NODE_RED_DEV_DIR ?? join(root, '.node-red-dev'));
+const flowFile = join(userDir, 'flows.json');
+const shownDir = relative(process.cwd(), userDir).startsWith('..') ? userDir : relative(process.cwd(), userDir) || '.';
 
-mkdirSync(join(userDir, 'node_modules', '@flowmcp'), { recursive: true });
-symlinkSync(root, join(userDir, 'node_modules', '@flowmcp', 'node-red-mcp'), 'dir');
-copyFileSync(join(root, 'examples', 'two-tools.json'), join(userDir, 'flows.json'));
-writeFileSync(
-  join(userDir, 'settings.js'),
-  `module.exports = ${JSON.stringify({ uiHost: '127.0.0.1', uiPort: editorPort, flowFile: 'flows.json', credentialSecret: false }, null, 2)};\n`,
-);
-
-const redJs = require.resolve('node-red/red.js');
-const child = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let announced = false;
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  if (!announced && chunk.toString().includes('Started flows')) {
-    announced = true;
-    console.log(`
-  Node-RED editor:  http://127.0.0.1:${editorPort}/
-  MCP endpoint:     http://127.0.0.1:1881/mcp   (tools: add_numbers, greet)
-  Try it:           claude mcp add --transport http node-red http://127.0.0.1:1881/mcp
-`);
+for (const [name, value] of [['NODE_RED_PORT', editorPort], ['MCP_PORT', mcpPort === undefined ? 1881 : Number(mcpPort)]]) {
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    console.error(`${name} must be a port number (1-65535)`);
+    process.exit(2);
   }
+}
+
+if (clean) {
+  rmSync(userDir, { recursive: true, force: true });
+  console.log(`--clean: removed ${shownDir}, starting again from the example flow`);
+}
+mkdirSync(join(userDir, 'node_modules', '@flowmcp'), { recursive: true });
+const link = join(userDir, 'node_modules', '@flowmcp', 'node-red-mcp');
+if (linkTarget(link) !== root) {
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(root, link, 'dir');
+}
+
+if (!existsSync(flowFile)) copyFileSync(join(root, 'examples', 'two-tools.json'), flowFile);
+if (mcpPort !== undefined) {
+  // Only while MCP_PORT is set, so a port changed in the editor survives a restart without it.
+  const flows = JSON.parse(readFileSync(flowFile, 'utf8'));
+  const exampleRuntime = flows.find((node) => node.id === EXAMPLE_RUNTIME_ID && node.type === 'mcp-runtime');
+  if (exampleRuntime) {
+    exampleRuntime.port = String(Number(mcpPort));
+    writeFileSync(flowFile, JSON.stringify(flows, null, 4));
+  }
+}
+
+const settings = {
+  uiHost: '127.0.0.1',
+  uiPort: editorPort,
+  flowFile: 'flows.json',
+  // Development only: credentials stay readable in the git-ignored user directory.
+  credentialSecret: false,
+  // No welcome tour, no telemetry question and no "new Node-RED version" prompt: this Node-RED's
+  // version is the one this repository pins.
+  editorTheme: { tours: false },
+  telemetry: { enabled: false, updateNotification: false },
+  // The palette is linked from this checkout; an "update" from the catalogue would replace the link.
+  externalModules: { palette: { denyUpdateList: ['@flowmcp/node-red-mcp'] } },
+};
+writeFileSync(join(userDir, 'settings.js'), `// Written by scripts/start.mjs on every start.\nmodule.exports = ${JSON.stringify(settings, null, 2)};\n`);
+
+function linkTarget(path) {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
 });
 
-const cleanup = () => rmSync(userDir, { recursive: true, force: true });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => {
-  cleanup();
-  process.exit(code ?? 0);
-});
+async function main() {
+  if (await portInUse('127.0.0.1', editorPort)) {
+    console.error(`The editor port ${editorPort} on 127.0.0.1 is in use by another program: set NODE_RED_PORT to a free port.`);
+    process.exit(1);
+  }
+  // Checked before Node-RED takes its own ports, so another program's server is never announced as ours.
+  const endpoints = endpointsOf(JSON.parse(readFileSync(flowFile, 'utf8')));
+  for (const endpoint of endpoints) {
+    if (await portInUse(endpoint.host, endpoint.port)) {
+      endpoint.problem = `port ${endpoint.port} on ${endpoint.host} is in use by another program; set MCP_PORT to a free port`;
+    }
+  }
+
+  // NODE_RED_PACKAGE (a path) lets the Node-RED 5 test leg run this script on its Node-RED.
+  const nodeRedDir = process.env.NODE_RED_PACKAGE && isAbsolute(process.env.NODE_RED_PACKAGE)
+    ? process.env.NODE_RED_PACKAGE
+    : dirname(require.resolve('node-red/package.json'));
+  const child = spawn(process.execPath, [join(nodeRedDir, 'red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let announced = false;
+  child.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    if (!announced && chunk.toString().includes('Started flows')) {
+      announced = true;
+      announce(endpoints).catch((error) => console.error(`could not check the MCP endpoints: ${error.message}`));
+    }
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
+async function announce(endpoints) {
+  const lines = [`  Node-RED editor:  http://127.0.0.1:${editorPort}/`];
+  for (const endpoint of endpoints) {
+    const found = endpoint.problem ? { problem: endpoint.problem } : await probeEndpoint(endpoint.url);
+    if (found.problem) {
+      lines.push(`  MCP endpoint NOT serving: ${endpoint.url} (${found.problem})`);
+      continue;
+    }
+    const tools = found.tools ? `   (tools: ${found.tools.join(', ') || 'none'})` : '   (OAuth sign-in)';
+    lines.push(`  MCP endpoint:     ${endpoint.url}${tools}`);
+    lines.push(`  Try it:           claude mcp add --transport http node-red ${endpoint.url}`);
+  }
+  lines.push(`  Your flows are kept in ${shownDir}/ between runs; \`npm run start:clean\` starts again from the example.`);
+  console.log(`\n${lines.join('\n')}\n`);
+}
