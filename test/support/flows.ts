@@ -11,6 +11,12 @@ export function exampleFlow(port: number, file = 'two-tools.json'): FlowNode[] {
   return flows.map((node) => (node.type === 'mcp-runtime' ? { ...node, port: String(port) } : node));
 }
 
+/** The shipped telemetry example with its runtime moved to `port`. */
+export function telemetryExampleFlow(port: number): FlowNode[] {
+  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'telemetry.json'), 'utf8')) as FlowNode[];
+  return flows.map((node) => (node.type === 'mcp-runtime' ? { ...node, port: String(port) } : node));
+}
+
 export function tab(id = TAB): FlowNode {
   return { id, type: 'tab', label: id, disabled: false, info: '' };
 }
