@@ -4,8 +4,8 @@
 // a probe got an MCP answer from it, so a port already taken is reported instead of advertised.
 //
 //   NODE_RED_PORT     editor port (default 1880)
-//   MCP_PORT          port of the example's mcp-runtime (default 1881): used for the first run's flow,
-//                     and applied to that runtime on every start while it is set
+//   MCP_PORT          port of the example's mcp-runtime (the example has 1881), applied on every
+//                     start while it is set
 //   NODE_RED_DEV_DIR  the user directory (default .node-red-dev/ in this repository)
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ if (linkTarget(link) !== root) {
 if (!existsSync(flowFile)) copyFileSync(join(root, 'examples', 'two-tools.json'), flowFile);
 if (mcpPort !== undefined) {
   // Only while MCP_PORT is set, so a port changed in the editor survives a restart without it.
-  const flows = JSON.parse(readFileSync(flowFile, 'utf8'));
+  const flows = readFlows();
   const exampleRuntime = flows.find((node) => node.id === EXAMPLE_RUNTIME_ID && node.type === 'mcp-runtime');
   if (exampleRuntime) {
     exampleRuntime.port = String(Number(mcpPort));
@@ -69,6 +69,19 @@ const settings = {
 };
 writeFileSync(join(userDir, 'settings.js'), `// Written by scripts/start.mjs on every start.\nmodule.exports = ${JSON.stringify(settings, null, 2)};\n`);
 
+/** The saved flows; a file the user broke by hand stops the start with a hint, and is left as it is. */
+function readFlows() {
+  try {
+    const flows = JSON.parse(readFileSync(flowFile, 'utf8'));
+    if (Array.isArray(flows)) return flows;
+    if (Array.isArray(flows?.flows)) return flows.flows;
+    throw new Error('not a list of nodes');
+  } catch (error) {
+    console.error(`${join(shownDir, 'flows.json')} cannot be read (${error.message}): fix it, or start again from the example with \`npm run start:clean\` (which deletes it).`);
+    process.exit(1);
+  }
+}
+
 function linkTarget(path) {
   try {
     return readlinkSync(path);
@@ -88,7 +101,7 @@ async function main() {
     process.exit(1);
   }
   // Checked before Node-RED takes its own ports, so another program's server is never announced as ours.
-  const endpoints = endpointsOf(JSON.parse(readFileSync(flowFile, 'utf8')));
+  const endpoints = endpointsOf(readFlows());
   for (const endpoint of endpoints) {
     if (await portInUse(endpoint.host, endpoint.port)) {
       endpoint.problem = `port ${endpoint.port} on ${endpoint.host} is in use by another program; set MCP_PORT to a free port`;
