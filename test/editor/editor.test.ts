@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
-import { exampleFlow } from '../support/flows.js';
+import { exampleFlow, oidcAuth, storage } from '../support/flows.js';
 import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -21,6 +21,10 @@ const ADD_NUMBERS = '5a1e0c7d2b3f4e04';
 const GREET = '5a1e0c7d2b3f4e05';
 const FLOW_SERVER = '5a1e0c7d2b3f4e03';
 const RUNTIME = '5a1e0c7d2b3f4e02';
+const EXAMPLE_TAB = '5a1e0c7d2b3f4e01';
+const STORAGE = 'ed0000000000aa01';
+const AUTH = 'ed0000000000aa02';
+const METRICS = 'ed0000000000aa03';
 const WAIT = { timeout: 30_000 };
 
 const INVALID_SCHEMA = '{"type":"object","properties":{"a":{"type":"numbr"}}}';
@@ -30,6 +34,23 @@ type Catalog = Record<string, any>;
 
 // The example's MCP nodes (the runtime's port does not matter here).
 const exampleMcpNodes = exampleFlow(0).filter((node) => node.type.startsWith('mcp-'));
+
+// Beside the example, one node of each type it lacks, so every dialog can be opened.
+const otherMcpNodes = [
+  storage(STORAGE, 'memory'),
+  oidcAuth(AUTH, { storage: STORAGE, issuer: 'https://login.example.com/realms/staff', clientId: 'node-red', secretEnv: 'MCP_EDITOR_TEST_SECRET' }),
+  { id: METRICS, type: 'mcp-server-metrics', z: EXAMPLE_TAB, name: '', runtime: RUNTIME, x: 160, y: 420, wires: [[]] },
+];
+
+/** Every node type of the palette, one node each, and the field its dialog shows first. */
+const DIALOGS = [
+  { type: 'mcp-flow-server', id: FLOW_SERVER, field: '#node-input-serverName', config: false },
+  { type: 'mcp-tool-registry', id: ADD_NUMBERS, field: '#node-input-toolName', config: false },
+  { type: 'mcp-server-metrics', id: METRICS, field: '#node-input-runtime', config: false },
+  { type: 'mcp-runtime', id: RUNTIME, field: '#node-config-input-host', config: true },
+  { type: 'mcp-redis', id: STORAGE, field: '#node-config-input-mode', config: true },
+  { type: 'mcp-auth', id: AUTH, field: '#node-config-input-slug', config: true },
+] as const;
 
 const skip = chromiumMissing();
 
@@ -84,6 +105,8 @@ describe('Node-RED editor with the example flow', () => {
   let toolText: Catalog = {};
   let serverText: Catalog = {};
   let runtimeText: Catalog = {};
+  // Every palette node type's label, from the catalogs Node-RED serves.
+  const paletteLabels: Record<string, string> = {};
   let shotDir = '';
   const page = () => session!.page;
   const mentionsPalette = (text: string) => /mcp|flowmcp/i.test(text);
@@ -92,7 +115,7 @@ describe('Node-RED editor with the example flow', () => {
     if (skip) return;
     shotDir = mkdtempSync(join(tmpdir(), 'nr-mcp-editor-shots-'));
     mcpPort = await freePort();
-    nodeRed = await startNodeRed(exampleFlow(mcpPort));
+    nodeRed = await startNodeRed([...exampleFlow(mcpPort), ...otherMcpNodes], { env: { MCP_EDITOR_TEST_SECRET: 'unused' } });
     const response = await fetch(`${nodeRed.adminUrl}/nodes/messages?lng=en-US`);
     assert.equal(response.status, 200, 'Node-RED serves the node catalogs');
     const catalogs = (await response.json()) as Record<string, Catalog>;
@@ -101,6 +124,10 @@ describe('Node-RED editor with the example flow', () => {
       assert.ok(entry, `Node-RED serves the en-US catalog of ${type}`);
       return entry;
     };
+    const prefix = '@flowmcp/node-red-mcp/';
+    for (const type of Object.keys(catalogs).filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length))) {
+      paletteLabels[type] = catalog(type).paletteLabel;
+    }
     toolText = catalog('mcp-tool-registry');
     serverText = catalog('mcp-flow-server');
     runtimeText = catalog('mcp-runtime');
@@ -388,6 +415,69 @@ describe('Node-RED editor with the example flow', () => {
       return { toolName: node.toolName, valid: node.valid, dirty: RED.nodes.dirty() };
     }, GREET);
     assert.deepEqual(restored, { toolName: 'greet', valid: true, dirty: false });
+  });
+
+  it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {
+    const p = page();
+    assert.deepEqual(DIALOGS.map((dialog) => dialog.type).sort(), Object.keys(paletteLabels).sort(), 'one dialog per palette node type');
+    for (const dialog of DIALOGS) {
+      const errorsBefore = session!.pageErrors.length;
+      if (dialog.config) {
+        await p.evaluate(({ type, id }) => RED.editor.editConfig('', type, id, 'node-config-input'), dialog);
+      } else {
+        await p.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), dialog.id);
+      }
+      await p.locator(dialog.field).waitFor({ state: 'visible', ...WAIT });
+      // A catalog key the page cannot translate leaves its element empty (or shows the key itself).
+      const untranslated = await p.evaluate((type) => {
+        const tray = document.querySelector('.red-ui-tray:last-of-type .red-ui-tray-body');
+        if (!tray) return ['no edit tray open'];
+        const keyPattern = new RegExp(`\\b${type}\\.[A-Za-z]+\\.`);
+        const problems: string[] = [];
+        for (const element of tray.querySelectorAll('[data-i18n]')) {
+          for (const directive of (element.getAttribute('data-i18n') ?? '').split(';')) {
+            const attribute = /^\[(\w+)\]/.exec(directive)?.[1];
+            const shown = !attribute || attribute === 'html' || attribute === 'text' ? element.textContent : element.getAttribute(attribute);
+            if (!shown?.trim() || keyPattern.test(shown)) problems.push(directive);
+          }
+        }
+        if (keyPattern.test(tray.textContent ?? '')) problems.push('a catalog key shown as text');
+        return problems;
+      }, dialog.type);
+      assert.deepEqual(untranslated, [], `${dialog.type}: untranslated catalog keys in the dialog`);
+      assert.deepEqual(session!.pageErrors.slice(errorsBefore), [], `${dialog.type}: no page error while opening the dialog`);
+      await cancelOpenDialogs(p);
+      await p.locator(dialog.field).waitFor({ state: 'detached', ...WAIT });
+      const state = await p.evaluate((id) => {
+        const node = RED.nodes.node(id);
+        return { valid: node.valid, errors: node.validationErrors ?? [], dirty: Boolean(node.changed) };
+      }, dialog.id);
+      assert.deepEqual(state, { valid: true, errors: [], dirty: false }, `${dialog.type}: valid and unchanged after cancel`);
+    }
+  });
+
+  it('shows every node\'s help page in the help sidebar, titled with its palette label', { skip }, async () => {
+    const p = page();
+    for (const type of Object.keys(paletteLabels)) {
+      const errorsBefore = session!.pageErrors.length;
+      await p.evaluate((nodeType) => RED.sidebar.help.show(nodeType), type);
+      const title = p.locator('h1.red-ui-help-title', { hasText: paletteLabels[type] });
+      await title.waitFor({ state: 'visible', ...WAIT });
+      const shown = await p.evaluate((label) => {
+        const heading = [...document.querySelectorAll('h1.red-ui-help-title')].find((el) => el.textContent === label)!;
+        const body = heading.nextElementSibling;
+        return {
+          title: heading.textContent,
+          empty: Boolean(body?.querySelector('.red-ui-help-info-none')),
+          length: (body?.textContent ?? '').trim().length,
+          sections: [...(body?.querySelectorAll('h3') ?? [])].map((h) => (h.textContent ?? '').trim()),
+        };
+      }, paletteLabels[type]);
+      assert.equal(shown.empty, false, `${type}: help text found`);
+      assert.ok(shown.length > 200, `${type}: help has content (${shown.length} characters)`);
+      assert.ok(shown.sections.length >= 1, `${type}: help has sections`);
+      assert.deepEqual(session!.pageErrors.slice(errorsBefore), [], `${type}: no page error while showing help`);
+    }
   });
 
   it('kept the whole session free of palette errors and off-host requests', { skip }, (t) => {
