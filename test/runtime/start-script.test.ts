@@ -130,7 +130,8 @@ describe(`npm start (scripts/start.mjs) on ${nodeRedPackage}`, () => {
       body: JSON.stringify(flows),
     });
     assert.equal(deployed.status, 204);
-    await first.waitFor(/Started flows/, since);
+    // A full deploy restarts the endpoint after "Started flows"; it logs its tools once it serves again.
+    await first.waitFor(new RegExp(`\\] 2 tools on ${mcpUrl.replace(/[.]/g, '\\.')}`), since);
     assert.deepEqual(await greet(mcpUrl), [{ type: 'text', text: 'Howdy, Ada!' }]);
     await stop(first);
 
