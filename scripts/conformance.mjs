@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { node22Binary, repoRoot } from './node22-binary.mjs';
+import { nodeRed5Dir } from './node-red-5-install.mjs';
 
 const SUITE_PACKAGE = '@modelcontextprotocol/conformance';
 const SUITE_VERSION = '0.1.16';
@@ -28,9 +29,11 @@ if (!existsSync(runner)) {
   console.error('no compiled runner: run `npm run build` first');
   process.exit(2);
 }
+// NODE_RED_PACKAGE=node-red-5: the Node-RED 5 that the test:node-red-5 leg uses, installed when missing.
+const nodeRedPackage = process.env.NODE_RED_PACKAGE === 'node-red-5' ? { NODE_RED_PACKAGE: nodeRed5Dir() } : {};
 const result = spawnSync(node22, [runner, ...process.argv.slice(2)], {
   stdio: 'inherit',
-  env: { ...process.env, MCP_CONFORMANCE_CLI: join(suiteDir, 'dist', 'index.js'), MCP_CONFORMANCE_VERSION: SUITE_VERSION },
+  env: { ...process.env, ...nodeRedPackage, MCP_CONFORMANCE_CLI: join(suiteDir, 'dist', 'index.js'), MCP_CONFORMANCE_VERSION: SUITE_VERSION },
 });
 process.exit(result.status ?? 1);
 
