@@ -2,14 +2,14 @@
 // .runtime-fixture) with the shipped example flow, driven in headless system Chromium through
 // playwright-core. Skips, with the reason, when Chromium is not installed.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
 import { exampleFlow, oidcAuth, storage } from '../support/flows.js';
-import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
+import { repoRoot, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
 // Globals of the editor page, only ever used inside page.evaluate / waitForFunction callbacks.
@@ -25,6 +25,13 @@ const EXAMPLE_TAB = '5a1e0c7d2b3f4e01';
 const STORAGE = 'ed0000000000aa01';
 const AUTH = 'ed0000000000aa02';
 const METRICS = 'ed0000000000aa03';
+const RESOURCE = '7b2c0e1d4a5f6006';
+const PROMPT = '7b2c0e1d4a5f6009';
+
+function plantStatusNodes(ids: string[]): FlowNode[] {
+  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'plant-status.json'), 'utf8')) as FlowNode[];
+  return ids.map((id) => flows.find((node) => node.id === id)!);
+}
 const WAIT = { timeout: 30_000 };
 
 const INVALID_SCHEMA = '{"type":"object","properties":{"a":{"type":"numbr"}}}';
@@ -40,6 +47,8 @@ const otherMcpNodes = [
   storage(STORAGE, 'memory'),
   oidcAuth(AUTH, { storage: STORAGE, issuer: 'https://login.example.com/realms/staff', clientId: 'node-red', secretEnv: 'MCP_EDITOR_TEST_SECRET' }),
   { id: METRICS, type: 'mcp-server-metrics', z: EXAMPLE_TAB, name: '', runtime: RUNTIME, x: 160, y: 420, wires: [[]] },
+  // A resource and a prompt as the plant-status example has them, bound to the example's endpoint.
+  ...plantStatusNodes([RESOURCE, PROMPT]).map((node) => ({ ...node, z: EXAMPLE_TAB, endpoint: '/mcp' })),
 ];
 
 /** Every node type of the palette, one node each, and the field its dialog shows first. */
@@ -47,6 +56,8 @@ const DIALOGS = [
   { type: 'mcp-flow-server', id: FLOW_SERVER, field: '#node-input-serverName', config: false },
   { type: 'mcp-tool-registry', id: ADD_NUMBERS, field: '#node-input-toolName', config: false },
   { type: 'mcp-server-metrics', id: METRICS, field: '#node-input-runtime', config: false },
+  { type: 'mcp-resource', id: RESOURCE, field: '#node-input-resourceName', config: false },
+  { type: 'mcp-prompt', id: PROMPT, field: '#node-input-promptName', config: false },
   { type: 'mcp-runtime', id: RUNTIME, field: '#node-config-input-host', config: true },
   { type: 'mcp-redis', id: STORAGE, field: '#node-config-input-mode', config: true },
   { type: 'mcp-auth', id: AUTH, field: '#node-config-input-slug', config: true },
