@@ -1,0 +1,95 @@
+// The "Sign-in demo" tab `npm run start:oauth` deploys next to the example flow: an endpoint with
+// OAuth sign-in on the example's runtime, its mcp-auth pointing at the demo identity provider, Memory
+// storage, and one tool, `whoami`, that answers with the signed-in caller's e-mail from msg.mcp.
+export const DEMO_PATH = '/oauth-demo';
+export const DEMO_SLUG = 'demo';
+export const DEMO_TOOL = 'whoami';
+/** The bridge's client secret at the demo provider reaches the mcp-auth node through this variable. */
+export const DEMO_SECRET_ENV = 'MCP_DEMO_CLIENT_SECRET';
+
+const TAB = '0a7d3e5c1b2f4d01';
+
+/** The demo nodes for the runtime `runtimeId`, signing in at `issuer` as `clientId`, open to `group`. */
+export function demoFlow({ runtimeId, issuer, clientId, group }) {
+  const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06' };
+  return [
+    {
+      id: TAB,
+      type: 'tab',
+      label: 'Sign-in demo',
+      disabled: false,
+      info: 'DEMO written by `npm run start:oauth` on every start and not kept: an endpoint with OAuth sign-in through a development identity provider on 127.0.0.1. Never use this provider, its user or Memory storage for anything real.',
+    },
+    { id: ids.storage, type: 'mcp-redis', name: 'demo storage (memory)', mode: 'memory', keyPrefix: 'mcpdemo', urlEnv: '', passwordEnv: '' },
+    {
+      id: ids.auth,
+      type: 'mcp-auth',
+      name: 'demo sign-in',
+      provider: 'oidc',
+      storage: ids.storage,
+      slug: DEMO_SLUG,
+      // Claude Code presents a client metadata document from claude.ai; other clients register.
+      clientHosts: 'claude.ai',
+      accessTokenTtl: '900',
+      pinnedClients: '',
+      dcrEnabled: true,
+      oidcIssuer: issuer,
+      oidcClientId: clientId,
+      oidcSecretEnv: DEMO_SECRET_ENV,
+      oidcEmailClaim: 'email',
+      oidcGroupsClaim: 'groups',
+    },
+    {
+      id: ids.server,
+      type: 'mcp-flow-server',
+      z: TAB,
+      name: '',
+      serverName: 'node-red-sign-in-demo',
+      path: DEMO_PATH,
+      runtime: runtimeId,
+      access: 'oauth',
+      auth: ids.auth,
+      groups: group,
+      maxConcurrent: '32',
+      x: 170,
+      y: 140,
+      wires: [[ids.answer]],
+    },
+    {
+      id: ids.tool,
+      type: 'mcp-tool-registry',
+      z: TAB,
+      name: '',
+      toolName: DEMO_TOOL,
+      title: 'Who am I?',
+      description: 'Says who signed in: the e-mail address the identity provider gave for the caller.',
+      inputSchema: '{\n  "type": "object",\n  "properties": {}\n}',
+      outputSchema: '',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+      endpoint: DEMO_PATH,
+      timeout: '60',
+      x: 170,
+      y: 60,
+      wires: [],
+    },
+    {
+      id: ids.answer,
+      type: 'function',
+      z: TAB,
+      name: 'answer with the caller',
+      func: "msg.topic = 'mcp-tool-response';\nmsg.payload = {\n    executionId: msg.payload.executionId,\n    result: 'You are signed in as ' + msg.mcp.email + ' (groups: ' + msg.mcp.groups.join(', ') + ')'\n};\nreturn msg;",
+      outputs: 1,
+      timeout: 0,
+      noerr: 0,
+      initialize: '',
+      finalize: '',
+      libs: [],
+      x: 420,
+      y: 140,
+      wires: [[ids.server]],
+    },
+  ];
+}
