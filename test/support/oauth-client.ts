@@ -85,7 +85,7 @@ export class TestOAuthProvider implements OAuthClientProvider {
  * loopback callback receiving the code: the bridge's redirect (with its sign-in cookie), the
  * provider's login, and the bridge's callback. Returns the final redirect to the client.
  */
-export async function browserSignIn(authorizationUrl: string, idp: TestIdp, username: string): Promise<URL> {
+export async function browserSignIn(authorizationUrl: string, idp: Pick<TestIdp, 'signIn'>, username: string): Promise<URL> {
   const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
   if (authorize.status !== 302) throw new Error(`authorize answered ${authorize.status}: ${await authorize.text()}`);
   const cookie = (authorize.headers.get('set-cookie') ?? '').split(';')[0]!;
@@ -120,7 +120,7 @@ export async function answerConsent(response: Response, pageUrl: string, decisio
  * Connects the official client with OAuth the way an MCP client does on first use: the handshake,
  * a 401 on the first real request, discovery, sign-in in the "browser", token exchange, retry.
  */
-export async function signedInClient(mcpUrl: string, provider: TestOAuthProvider, idp: TestIdp, username: string, era: 'legacy' | 'auto' = 'legacy') {
+export async function signedInClient(mcpUrl: string, provider: TestOAuthProvider, idp: Pick<TestIdp, 'signIn'>, username: string, era: 'legacy' | 'auto' = 'legacy') {
   const make = () => {
     const client = new Client({ name: 'oauth-runtime-test', version: '1.0.0' }, { versionNegotiation: { mode: era } });
     const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });

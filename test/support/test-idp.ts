@@ -357,7 +357,7 @@ async function signIn(authorizationUrl: string, username: string, options: SignI
 }
 
 /** Just enough of RFC 6265 for one origin: name, value, path, deletion by Max-Age=0 / past Expires. */
-class CookieJar {
+export class CookieJar {
   readonly #cookies = new Map<string, { name: string; value: string; path: string }>();
 
   store(url: URL, setCookies: readonly string[]): void {
