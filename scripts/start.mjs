@@ -7,41 +7,25 @@
 //   MCP_PORT          port of the example's mcp-runtime (the example has 1881), applied on every
 //                     start while it is set
 //   NODE_RED_DEV_DIR  the user directory (default .node-red-dev/ in this repository)
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { linkPalette, portFromEnv, root, startNodeRed, writeDevSettings } from './node-red-dev.mjs';
 import { endpointsOf, portInUse, probeEndpoint } from './start-endpoints.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 const EXAMPLE_RUNTIME_ID = '5a1e0c7d2b3f4e02';
 
 const clean = process.argv.includes('--clean');
-const editorPort = Number(process.env.NODE_RED_PORT ?? 1880);
-const mcpPort = process.env.MCP_PORT;
+const editorPort = portFromEnv('NODE_RED_PORT', 1880);
+const mcpPort = process.env.MCP_PORT === undefined ? undefined : portFromEnv('MCP_PORT', 1881);
 const userDir = resolve(process.env.NODE_RED_DEV_DIR ?? join(root, '.node-red-dev'));
 const flowFile = join(userDir, 'flows.json');
 const shownDir = relative(process.cwd(), userDir).startsWith('..') ? userDir : relative(process.cwd(), userDir) || '.';
-
-for (const [name, value] of [['NODE_RED_PORT', editorPort], ['MCP_PORT', mcpPort === undefined ? 1881 : Number(mcpPort)]]) {
-  if (!Number.isInteger(value) || value < 1 || value > 65535) {
-    console.error(`${name} must be a port number (1-65535)`);
-    process.exit(2);
-  }
-}
 
 if (clean) {
   rmSync(userDir, { recursive: true, force: true });
   console.log(`--clean: removed ${shownDir}, starting again from the example flow`);
 }
-mkdirSync(join(userDir, 'node_modules', '@flowmcp'), { recursive: true });
-const link = join(userDir, 'node_modules', '@flowmcp', 'node-red-mcp');
-if (linkTarget(link) !== root) {
-  rmSync(link, { recursive: true, force: true });
-  symlinkSync(root, link, 'dir');
-}
+linkPalette(userDir);
 
 if (!existsSync(flowFile)) copyFileSync(join(root, 'examples', 'two-tools.json'), flowFile);
 if (mcpPort !== undefined) {
@@ -54,20 +38,7 @@ if (mcpPort !== undefined) {
   }
 }
 
-const settings = {
-  uiHost: '127.0.0.1',
-  uiPort: editorPort,
-  flowFile: 'flows.json',
-  // Development only: credentials stay readable in the git-ignored user directory.
-  credentialSecret: false,
-  // No welcome tour, no telemetry question and no "new Node-RED version" prompt: this Node-RED's
-  // version is the one this repository pins.
-  editorTheme: { tours: false },
-  telemetry: { enabled: false, updateNotification: false },
-  // The palette is linked from this checkout; an "update" from the catalogue would replace the link.
-  externalModules: { palette: { denyUpdateList: ['@flowmcp/node-red-mcp'] } },
-};
-writeFileSync(join(userDir, 'settings.js'), `// Written by scripts/start.mjs on every start.\nmodule.exports = ${JSON.stringify(settings, null, 2)};\n`);
+writeDevSettings(userDir, editorPort, 'scripts/start.mjs');
 
 /** The saved flows; a file the user broke by hand stops the start with a hint, and is left as it is. */
 function readFlows() {
@@ -79,14 +50,6 @@ function readFlows() {
   } catch (error) {
     console.error(`${join(shownDir, 'flows.json')} cannot be read (${error.message}): fix it, or start again from the example with \`npm run start:clean\` (which deletes it).`);
     process.exit(1);
-  }
-}
-
-function linkTarget(path) {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
   }
 }
 
@@ -108,23 +71,9 @@ async function main() {
     }
   }
 
-  // NODE_RED_PACKAGE (a path) lets the Node-RED 5 test leg run this script on its Node-RED.
-  const nodeRedDir = process.env.NODE_RED_PACKAGE && isAbsolute(process.env.NODE_RED_PACKAGE)
-    ? process.env.NODE_RED_PACKAGE
-    : dirname(require.resolve('node-red/package.json'));
-  const child = spawn(process.execPath, [join(nodeRedDir, 'red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  startNodeRed(userDir, {
+    onStarted: () => announce(endpoints).catch((error) => console.error(`could not check the MCP endpoints: ${error.message}`)),
   });
-  let announced = false;
-  child.stdout.on('data', (chunk) => {
-    process.stdout.write(chunk);
-    if (!announced && chunk.toString().includes('Started flows')) {
-      announced = true;
-      announce(endpoints).catch((error) => console.error(`could not check the MCP endpoints: ${error.message}`));
-    }
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code) => process.exit(code ?? 0));
 }
 
 async function announce(endpoints) {

@@ -3,68 +3,19 @@
 // and starting again from the example with --clean. It runs the working tree's build (linked, as
 // `npm start` does), on the Node-RED under test.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { connect } from '../support/mcp-http.js';
-import { nodeRedPackage, repoRoot, type FlowNode } from '../support/node-red-process.js';
+import { nodeRedPackage, type FlowNode } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
+import { runScript, type StartedScript } from '../support/script-process.js';
 
 const GREET_FUNCTION = '5a1e0c7d2b3f4e08';
 
-interface StartedScript {
-  output(): string;
-  /** Resolves with the first match of `pattern` in the output after `since` (an output length). */
-  waitFor(pattern: RegExp, since?: number): Promise<RegExpExecArray>;
-  /** Ctrl+C: SIGINT, then the script's exit code. */
-  interrupt(): Promise<number | null>;
-}
-
-function runStartScript(env: Record<string, string>, args: string[] = []): StartedScript {
-  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'scripts', 'start.mjs'), ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const wakers = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const wake of wakers) wake();
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  exited.then(() => {
-    for (const wake of wakers) wake();
-  });
-  return {
-    output: () => output,
-    waitFor(pattern, since = 0) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(output.slice(since));
-          if (match) {
-            wakers.delete(check);
-            resolve(match);
-          } else if (child.exitCode !== null) {
-            wakers.delete(check);
-            reject(new Error(`start.mjs exited (${child.exitCode}) before printing ${pattern}:\n${output.slice(-3000)}`));
-          }
-        };
-        wakers.add(check);
-        check();
-      });
-    },
-    async interrupt() {
-      if (child.exitCode === null) child.kill('SIGINT');
-      return exited;
-    },
-  };
-}
+const runStartScript = (env: Record<string, string>, args: string[] = []): StartedScript => runScript('start.mjs', env, args);
 
 async function greet(url: string): Promise<unknown> {
   const client = await connect(url, 'legacy');
