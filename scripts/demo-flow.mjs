@@ -28,8 +28,8 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       provider: 'oidc',
       storage: ids.storage,
       slug: DEMO_SLUG,
-      // Claude Code presents a client metadata document from claude.ai; other clients register.
-      clientHosts: 'claude.ai',
+      // Claude Code and Codex present client metadata documents from these hosts; other clients register.
+      clientHosts: 'claude.ai, chatgpt.com',
       accessTokenTtl: '900',
       pinnedClients: '',
       dcrEnabled: true,

@@ -93,9 +93,9 @@ async function announce(base, issuer, user) {
   2. In Claude Code, run /mcp, pick node-red-demo, sign in in the browser with
        user name: ${user.username}
        password:  ${user.password}
-     and, if the bridge asks, approve the client on its consent page.
+     and approve the client on the bridge's consent page.
   3. Ask: "call the ${DEMO_TOOL} tool of node-red-demo"; it answers with ${user.email}.
-  (Codex: codex mcp add node-red-demo --url ${oauthUrl} && codex mcp login node-red-demo)
+  (Codex: codex mcp add node-red-demo --url ${oauthUrl} starts the same sign-in.)
 `);
 }
 
