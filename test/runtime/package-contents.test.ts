@@ -36,7 +36,12 @@ describe('the packed tarball', () => {
   });
 
   it('has every node\'s compiled file, editor template, catalog and help for each language, and icon', () => {
-    assert.deepEqual(nodeTypes.sort(), readdirSync(join(repoRoot, 'nodes')).sort(), 'package.json registers every node folder');
+    const nodeFolders = readdirSync(join(repoRoot, 'nodes'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    assert.deepEqual(nodeTypes.sort(), nodeFolders.map((entry) => entry.name).sort(), 'package.json registers every node folder');
+    // Code the node files share (nodes/*.ts) ships beside them.
+    for (const shared of readdirSync(join(repoRoot, 'nodes')).filter((name) => name.endsWith('.ts'))) {
+      assert.ok(entries.has(`dist/nodes/${shared.replace(/\.ts$/, '.js')}`), `${shared} is shipped compiled`);
+    }
     const missing: string[] = [];
     const need = (file: string) => {
       if (!entries.has(file)) missing.push(file);
