@@ -96,6 +96,8 @@ export interface McpEndpointOptions {
 export type ProgressDelivery = 'sent' | 'kept_alive' | 'unknown' | 'not_increasing';
 export type LogDelivery = 'sent' | 'filtered' | 'unknown';
 
+/** The SDK's options take a mutable array; one copy serves every exchange and server (never per request). */
+const LEGACY_VERSIONS_OPTION: string[] = [...LEGACY_PROTOCOL_VERSIONS];
 /** JSON-RPC code MCP servers use for "server busy"; the transport reserves -32000..-32099. */
 export const SERVER_BUSY = -32000;
 /** Per-request facts the SDK carries through untouched from `handle` to the tool handler. */
@@ -341,7 +343,7 @@ export class McpEndpoint {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !streamed,
-      supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
+      supportedProtocolVersions: LEGACY_VERSIONS_OPTION,
     });
     this.legacyHub.attach(transport);
     return transport.handleRequest(request, { authInfo, parsedBody });
@@ -373,7 +375,7 @@ export class McpEndpoint {
     const content = this.content;
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
-      { capabilities: { tools: {}, logging: {}, ...content.capabilities }, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
+      { capabilities: { tools: {}, logging: {}, ...content.capabilities }, supportedProtocolVersions: LEGACY_VERSIONS_OPTION },
     );
     server.setRequestHandler('tools/list', () => this.catalog.listResult);
     // Replaces the SDK's own, which keeps one level per session: stateless traffic has none.
