@@ -1,3 +1,4 @@
+import { isPlainObject } from '../core/is-plain-object.js';
 import type { ExecutionOutcome } from './broker.js';
 
 /**
@@ -27,7 +28,7 @@ export function cancelReasonOf(outcome: ExecutionOutcome): CancelReason | undefi
  * (or a malformed cancel, which the spec says to ignore).
  */
 export function cancelledRequestId(body: unknown): string | number | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
   if (message.method !== 'notifications/cancelled' || message.id !== undefined) return undefined;
   const requestId = message.params?.requestId;
