@@ -31,7 +31,11 @@ export function linkPalette(userDir) {
   }
 }
 
-/** settings.js for a development Node-RED whose editor listens on 127.0.0.1:editorPort. */
+/**
+ * settings.cjs for a development Node-RED whose editor listens on 127.0.0.1:editorPort. CommonJS by
+ * its extension: the default user directory (.node-red-dev/) sits inside this ESM package, where a
+ * settings.js would be loaded as an ES module and fail on `module.exports`.
+ */
 export function writeDevSettings(userDir, editorPort, writtenBy) {
   const settings = {
     uiHost: '127.0.0.1',
@@ -46,7 +50,7 @@ export function writeDevSettings(userDir, editorPort, writtenBy) {
     // The palette is linked from this checkout; an "update" from the catalogue would replace the link.
     externalModules: { palette: { denyUpdateList: ['@flowmcp/node-red-mcp'] } },
   };
-  writeFileSync(join(userDir, 'settings.js'), `// Written by ${writtenBy} on every start.\nmodule.exports = ${JSON.stringify(settings, null, 2)};\n`);
+  writeFileSync(join(userDir, 'settings.cjs'), `// Written by ${writtenBy} on every start.\nmodule.exports = ${JSON.stringify(settings, null, 2)};\n`);
 }
 
 /**
@@ -59,7 +63,7 @@ export function startNodeRed(userDir, { env = {}, onStarted, onExit = async () =
   const nodeRedDir = process.env.NODE_RED_PACKAGE && isAbsolute(process.env.NODE_RED_PACKAGE)
     ? process.env.NODE_RED_PACKAGE
     : dirname(require.resolve('node-red/package.json'));
-  const child = spawn(process.execPath, [join(nodeRedDir, 'red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
+  const child = spawn(process.execPath, [join(nodeRedDir, 'red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.cjs')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -3,7 +3,7 @@
 // and starting again from the example with --clean. It runs the working tree's build (linked, as
 // `npm start` does), on the Node-RED under test.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,11 @@ describe(`npm start (scripts/start.mjs) on ${nodeRedPackage}`, () => {
   };
 
   before(async () => {
-    userDir = join(mkdtempSync(join(tmpdir(), 'nr-mcp-start-')), 'dev');
+    const parent = mkdtempSync(join(tmpdir(), 'nr-mcp-start-'));
+    // The default user directory (.node-red-dev/) lies inside this ESM package; the test's directory
+    // does too, so a settings file that only loads as CommonJS outside such a package fails here.
+    writeFileSync(join(parent, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
+    userDir = join(parent, 'dev');
     const editorPort = await freePort();
     const mcpPort = await freePort();
     env = { NODE_RED_PORT: String(editorPort), MCP_PORT: String(mcpPort), NODE_RED_DEV_DIR: userDir };
