@@ -12,6 +12,7 @@ import { contentRegistry } from '../../lib/mcp/content/content-registry.js';
 import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
+import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import type { Store } from '../../lib/storage/store.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
@@ -62,11 +63,19 @@ export default function (RED: NodeAPI) {
     };
     const describe = (error: McpPaletteError) => t(`errors.${catalogKey(error.code)}`, { ...error.params });
     const audit = (event: AuditEvent) => node.log(formatAuditLine(event));
-    // A client that hangs up leaves the flow's answer with nobody waiting, and a progress loop can
-    // outlive its call: one line per kind and minute, with a count, however often it happens.
+    // A client that hangs up leaves the flow's answer with nobody waiting: one line per minute, with a
+    // count, however many clients do it.
     const requestLog = rateLimitedLog(loggerOf(node), {
       summary: (kind, count, seconds) => t(`log.repeated.${kind}`, { count, seconds }),
     });
+    // A progress loop that outlives its call would otherwise write a warning per message: one per call.
+    const throttle = new LogThrottle();
+    const warnThrottled = (kind: string, key: string, params: { executionId: string } & Record<string, string | number>) => {
+      const held = throttle.admit(`${kind} ${params.executionId}`);
+      if (held === undefined) return;
+      node.warn(t(`errors.${key}`, params) + (held > 0 ? ` ${t('errors.heldBack', { count: held })}` : ''));
+    };
+
     // Logged once per change, so the log shows where each endpoint serves without repeating it.
     let lastServing = '';
     // Sign-in storage (Redis) can drop while the endpoint serves: the status says so until it is back.
@@ -103,14 +112,14 @@ export default function (RED: NodeAPI) {
           const parsed = parseProgressPayload(msg.payload);
           if (!parsed.ok) return done(new Error(t('errors.badProgress', { field: parsed.field })));
           const delivery = controller.progress(parsed.executionId, parsed.value);
-          if (delivery === 'unknown') requestLog.warn('unknownProgress', t('errors.unknownProgress', { executionId: parsed.executionId }));
-          else if (delivery === 'not_increasing') requestLog.warn('progressNotIncreasing', t('errors.progressNotIncreasing', { executionId: parsed.executionId, progress: parsed.value.progress }));
+          if (delivery === 'unknown') warnThrottled('progress-unknown', 'unknownProgress', { executionId: parsed.executionId });
+          else if (delivery === 'not_increasing') warnThrottled('progress-backwards', 'progressNotIncreasing', { executionId: parsed.executionId, progress: parsed.value.progress });
           return done();
         }
         case 'mcp-tool-log': {
           const parsed = parseLogPayload(msg.payload);
           if (!parsed.ok) return done(new Error(t('errors.badLog', { field: parsed.field })));
-          if (controller.log(parsed.executionId, parsed.value) === 'unknown') requestLog.warn('unknownLog', t('errors.unknownLog', { executionId: parsed.executionId }));
+          if (controller.log(parsed.executionId, parsed.value) === 'unknown') warnThrottled('log-unknown', 'unknownLog', { executionId: parsed.executionId });
           return done();
         }
         case 'start':

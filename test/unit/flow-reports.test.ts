@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import { LogLevelBook, isLogLevel, passesThreshold } from '../../lib/mcp/log-levels.js';
+import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { cancelledRequestId } from '../../lib/execution/cancellation.js';
 import { callerKey } from '../../lib/access/caller-key.js';
 import { hasToolCall, wantsProgress } from '../../lib/mcp/call-stream.js';
@@ -80,5 +81,17 @@ describe('cancellation helpers', () => {
     assert.equal(wantsProgress([{ method: 'tools/list' }, { method: 'tools/call', params: { _meta: { progressToken: 'a' } } }]), true);
     assert.equal(hasToolCall({ method: 'tools/list' }), false);
     assert.equal(hasToolCall([{ method: 'tools/call' }]), true);
+  });
+});
+
+describe('LogThrottle', () => {
+  it('lets one line per key and interval through and counts the ones held back', () => {
+    const throttle = new LogThrottle(1_000);
+    assert.equal(throttle.admit('a', 0), 0);
+    assert.equal(throttle.admit('a', 10), undefined);
+    assert.equal(throttle.admit('a', 20), undefined);
+    assert.equal(throttle.admit('b', 20), 0, 'another key has its own budget');
+    assert.equal(throttle.admit('a', 1_000), 2);
+    assert.equal(throttle.admit('a', 1_500), undefined);
   });
 });
