@@ -13,9 +13,20 @@ export interface FlowServerSettings {
   readonly maxConcurrent: number;
   /** Identity-provider groups (Entra: app roles) allowed in with OAuth access. */
   readonly groups: readonly string[];
+  /** Limits of the calls that run as tasks (see TaskLimits). */
+  readonly tasks: {
+    readonly maxTasks: number;
+    readonly maxTasksPerCaller: number;
+    readonly ttlSeconds: number;
+    readonly maxResultKb: number;
+  };
 }
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+/** A whole number typed in the editor (a string) or written by hand into a flow file (a number). */
+const wholeNumber = (fallback: number, min: number, max: number) =>
+  z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)]).default(fallback).pipe(z.number().int().min(min).max(max));
 
 const flowServerSchema = z.object({
   serverName: z.string().trim().default(DEFAULTS.serverName)
@@ -30,6 +41,11 @@ const flowServerSchema = z.object({
   // Separated by commas or whitespace, as people paste them from their identity provider.
   groups: z.string().default('').transform((text) => [...new Set(text.split(/[\s,]+/).filter(Boolean))])
     .refine((groups) => groups.every((group) => group.length <= 256)),
+  // Flows saved before tasks existed have none of these: they get the defaults.
+  maxTasks: wholeNumber(DEFAULTS.maxTasks, 1, DEFAULTS.maxConcurrentCallsLimit),
+  maxTasksPerCaller: wholeNumber(DEFAULTS.maxTasksPerCaller, 1, DEFAULTS.maxConcurrentCallsLimit),
+  taskTtl: wholeNumber(DEFAULTS.taskTtlSeconds, 60, DEFAULTS.taskTtlSecondsMax),
+  maxTaskResultKb: wholeNumber(DEFAULTS.maxTaskResultKb, 1, DEFAULTS.maxResultBytes / 1024),
 });
 
 const FIELD_CODES: Record<string, string> = {
@@ -38,6 +54,10 @@ const FIELD_CODES: Record<string, string> = {
   access: 'access_unsupported',
   maxConcurrent: 'invalid_max_concurrent',
   groups: 'invalid_groups',
+  maxTasks: 'invalid_max_tasks',
+  maxTasksPerCaller: 'invalid_max_tasks_per_caller',
+  taskTtl: 'invalid_task_ttl',
+  maxTaskResultKb: 'invalid_max_task_result',
 };
 
 export function parseFlowServerConfig(config: Record<string, unknown>): FlowServerSettings {
@@ -48,6 +68,10 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     access: blankToUndefined(config.access),
     maxConcurrent: blankToUndefined(config.maxConcurrent),
     groups: typeof config.groups === 'string' ? config.groups : undefined,
+    maxTasks: blankToUndefined(config.maxTasks),
+    maxTasksPerCaller: blankToUndefined(config.maxTasksPerCaller),
+    taskTtl: blankToUndefined(config.taskTtl),
+    maxTaskResultKb: blankToUndefined(config.maxTaskResultKb),
   });
   if (!parsed.success) {
     const field = String(parsed.error.issues[0]?.path[0] ?? 'path');
@@ -56,5 +80,6 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
       access: String(config.access ?? ''),
     });
   }
-  return Object.freeze(parsed.data);
+  const { maxTasks, maxTasksPerCaller, taskTtl, maxTaskResultKb, ...endpoint } = parsed.data;
+  return Object.freeze({ ...endpoint, tasks: Object.freeze({ maxTasks, maxTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }) });
 }

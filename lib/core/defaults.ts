@@ -13,6 +13,16 @@ export const DEFAULTS = Object.freeze({
   toolTimeoutSecondsMax: 86_400,
   /** How long progress can keep a call alive in all; never less than the tool's own time limit. */
   toolMaxDurationSeconds: 600,
+  /** Calls one endpoint runs as tasks at once on one Node-RED instance, and per caller. */
+  maxTasks: 1_000,
+  maxTasksPerCaller: 100,
+  /** How long a task and its result are kept, from its creation. */
+  taskTtlSeconds: 3_600,
+  taskTtlSecondsMax: 7 * 86_400,
+  /** Largest result a task keeps (KB); larger ones are shortened with a note, like call results. */
+  maxTaskResultKb: 1_024,
+  /** How often clients are asked to poll a task. */
+  taskPollIntervalMs: 1_000,
   /** Largest POST body an MCP endpoint reads; larger answers 413 before parsing. */
   maxRequestBodyBytes: 256 * 1024,
   /** Deepest nesting of arrays and objects a request body may have (the batch array counts as one). */

@@ -22,6 +22,8 @@ export type ExecutionOutcome =
   | { readonly kind: 'cancelled'; readonly byClient?: true };
 
 export interface BeginOptions<C, S = never> {
+  /** The call's id when the caller chose it first (a task records it before the flow starts). */
+  readonly executionId?: string;
   readonly toolName: string;
   readonly arguments: Record<string, unknown>;
   /** How long the flow may stay silent: counted from the start, and again from each progress. */
@@ -119,7 +121,7 @@ export class ExecutionBroker<C, S = never> {
     // A call that arrives while the endpoint stops would otherwise run in a flow that is being torn
     // down, and its client, told to retry, could run a tool with side effects twice.
     if (this.stoppedReason !== undefined) return Promise.resolve({ kind: 'stopped', reason: this.stoppedReason });
-    const executionId = newExecutionId();
+    const executionId = options.executionId ?? newExecutionId();
     const timeoutMs = options.timeoutMs;
     const maxTotalMs = Math.max(options.maxTotalMs ?? timeoutMs, timeoutMs);
     return new Promise<ExecutionOutcome>((resolve) => {

@@ -7,7 +7,7 @@ import type { ExecutionRequest } from '../execution/broker.js';
 import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
 import type { CancelReason } from '../execution/cancellation.js';
 import type { LogLine, ProgressReport } from './call-stream.js';
-import { McpEndpoint, type CallFinished, type ExecutionContext, type LogDelivery, type ProgressDelivery } from './mcp-endpoint.js';
+import { McpEndpoint, type CallFinished, type McpEndpointOptions, type ExecutionContext, type LogDelivery, type ProgressDelivery } from './mcp-endpoint.js';
 import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -35,6 +35,8 @@ export interface EndpointControllerOptions {
   /** Resources and prompts declared for this endpoint (mcp-resource, mcp-prompt nodes). */
   readonly content?: ContentRegistry;
   readonly executeContent?: (executionId: string, call: ContentCall) => void;
+  /** Where task records live and the endpoint's task limits (see McpEndpointOptions). */
+  readonly tasks?: McpEndpointOptions['tasks'];
   readonly onCallFinished?: (event: CallFinished) => void;
   readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
@@ -131,6 +133,7 @@ export class EndpointController {
         execute: this.options.execute,
         ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}),
         ...(this.options.executeContent ? { executeContent: this.options.executeContent } : {}),
+        ...(this.options.tasks ? { tasks: this.options.tasks } : {}),
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });

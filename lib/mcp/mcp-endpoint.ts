@@ -35,6 +35,11 @@ import { checkParamHeaders } from './param-headers.js';
 import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
+import type { Store } from '../storage/store.js';
+import { TaskManager, type TaskEnding, type TaskLimits } from '../tasks/task-manager.js';
+import { modernTask, legacyTask } from '../tasks/task-record.js';
+import { TaskStore } from '../tasks/task-store.js';
+import { declaresTasksExtension, missingTasksExtension, registerTaskHandlers, storageError, taskCapabilities, type Era } from './task-handlers.js';
 import type { InProcessResult, ToolDefinition } from './tool-definition.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
@@ -44,6 +49,8 @@ export interface ExecutionContext extends CallerIdentity {
   readonly tool: string;
   readonly protocolVersion: string;
   readonly requestId: string | number;
+  /** Set when the call runs as a task: the id the client polls. */
+  readonly taskId?: string;
 }
 
 export type CallOutcome =
@@ -90,6 +97,8 @@ export interface McpEndpointOptions {
   readonly onAbandoned?: (executionId: string, reason: CancelReason, context: ExecutionContext) => void;
   /** Hands one resource read or prompt to the flow, like `execute`. */
   readonly executeContent?: (executionId: string, call: ContentCall) => void;
+  /** Where task records live (the endpoint's storage) and the endpoint's task limits. */
+  readonly tasks?: { readonly store: Store; readonly limits: TaskLimits };
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -124,6 +133,9 @@ export class McpEndpoint {
   private content: ContentCatalog = ContentCatalog.empty;
   private readonly contentDependencies: ContentHandlerDependencies;
   private readonly broker: ExecutionBroker<ExecutionContext | ContentCall, CallStream>;
+  /** Calls running as tasks: their own limit, so hour-long jobs never take the slots of quick calls. */
+  private readonly taskBroker: ExecutionBroker<ExecutionContext> | undefined;
+  private readonly tasks: TaskManager | undefined;
   private readonly logLevels = new LogLevelBook();
   private readonly mcp: McpHttpHandler;
   /** The SDK's Node adapter, for the 2026-07-28 requests that may stream (built once). */
@@ -150,6 +162,22 @@ export class McpEndpoint {
           } }
         : {}),
     });
+    if (options.tasks) {
+      const limits = options.tasks.limits;
+      const taskBroker = new ExecutionBroker<ExecutionContext>({
+        maxInFlight: limits.maxTasks,
+        dispatch: (request, context) => options.execute(request, context),
+        ...(options.onAbandoned ? { onAbandoned: options.onAbandoned } : {}),
+      });
+      this.taskBroker = taskBroker;
+      this.tasks = new TaskManager({
+        store: new TaskStore(options.tasks.store, 'tasks'),
+        endpoint: options.path,
+        limits,
+        logger: options.logger,
+        abandon: (executionId) => taskBroker.cancel(executionId),
+      });
+    }
     this.contentDependencies = {
       path: options.path,
       begin: (call, timeoutMs, signal) =>
@@ -162,7 +190,7 @@ export class McpEndpoint {
     // 2026-07-28 requests go to the SDK's handler; 2025-era requests are served below with JSON
     // responses, because the SDK's built-in stateless fallback frames every answer as an SSE stream,
     // which costs a third of the CPU of a call and half the memory of a pending one.
-    this.mcp = createMcpHandler(() => this.createServer((id) => id), {
+    this.mcp = createMcpHandler(() => this.createServer('modern', (id) => id), {
       legacy: 'reject',
       maxRequestBodySize: DEFAULTS.maxRequestBodyBytes,
       // A single JSON body unless a handler streams first; ours answer once, so every reply is JSON.
@@ -180,7 +208,7 @@ export class McpEndpoint {
    */
   private connectLegacyServer(): void {
     const hub = new LegacyExchangeHub();
-    const server = this.createServer((hubId) => hub.clientRequestId(hubId) ?? hubId);
+    const server = this.createServer('legacy', (hubId) => hub.clientRequestId(hubId) ?? hubId);
     server.onerror = (error) => this.options.logger.debug(`MCP request on ${this.options.path} refused: ${error.message}`);
     // Connecting to the hub has no asynchronous step that could fail (its start() does nothing).
     void server.connect(hub);
@@ -274,7 +302,8 @@ export class McpEndpoint {
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
   settle(executionId: string, answer: { result?: unknown; error?: unknown }) {
-    return this.broker.settle(executionId, answer);
+    const settled = this.broker.settle(executionId, answer);
+    return settled === 'unknown' && this.taskBroker ? this.taskBroker.settle(executionId, answer) : settled;
   }
 
   /**
@@ -282,7 +311,9 @@ export class McpEndpoint {
    * the client when the client sent a progress token.
    */
   progress(executionId: string, report: ProgressReport): ProgressDelivery {
-    const check = this.broker.progress(executionId, report.progress);
+    let check: ReturnType<typeof this.broker.progress> = this.broker.progress(executionId, report.progress);
+    // A task's progress keeps it alive like a call's; its client polls, so there is no stream to tell.
+    if (check.status === 'unknown' && this.taskBroker) check = this.taskBroker.progress(executionId, report.progress) as typeof check;
     if (check.status !== 'accepted') return check.status;
     return check.stream?.progress(report) ? 'sent' : 'kept_alive';
   }
@@ -290,7 +321,7 @@ export class McpEndpoint {
   /** A log line from the flow for one call, sent when the client asked for its level. */
   log(executionId: string, line: LogLine): LogDelivery {
     const call = this.broker.find(executionId);
-    if (!call) return 'unknown';
+    if (!call) return this.taskBroker?.find(executionId) ? 'filtered' : 'unknown';
     return call.stream?.log(line) ? 'sent' : 'filtered';
   }
 
@@ -313,10 +344,10 @@ export class McpEndpoint {
 
   /** Fails every pending call with `reason` and tears down in-flight modern exchanges. */
   async stop(reason: string): Promise<number> {
-    const failed = this.broker.stopAll(reason);
+    const failed = this.broker.stopAll(reason) + (this.taskBroker?.stopAll(reason) ?? 0);
     // Let the "stopped" results reach their clients before in-flight exchanges are torn down.
     if (failed > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    await Promise.all([this.mcp.close(), this.legacyServer.close()]);
+    await Promise.all([this.mcp.close(), this.legacyServer.close(), this.tasks?.stop()]);
     return failed;
   }
 
@@ -370,13 +401,96 @@ export class McpEndpoint {
     return true;
   }
 
+  /**
+   * Whether this call runs as a task: the tool allows it and the client can poll for it (2026-07-28:
+   * the tasks extension declared on the request; 2025-11-25: the `task` parameter). A tool that
+   * requires a task refuses a client that cannot take one; on 2025-11-25 a client may not ask for a
+   * task of a tool that does not offer one (on 2026-07-28 the server alone decides, so it is ignored).
+   */
+  private runsAsTask(tool: ToolDefinition, era: Era, request: CallToolRequest, handlerCtx: ServerContext): boolean {
+    if (!this.tasks) return false;
+    const support = tool.taskSupport ?? 'forbidden';
+    if (era === 'modern') {
+      if (support === 'forbidden') return false;
+      if (declaresTasksExtension(handlerCtx)) return true;
+      if (support === 'required') throw missingTasksExtension(`tool "${tool.name}" runs only as a task, so it`);
+      return false;
+    }
+    const asked = (request.params as { task?: unknown }).task !== undefined;
+    if (asked && support === 'forbidden') {
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool "${tool.name}" does not run as a task: call it without the task parameter.`);
+    }
+    if (!asked && support === 'required') {
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool "${tool.name}" runs only as a task: call it with the task parameter.`);
+    }
+    return asked;
+  }
+
+  /**
+   * Stores the task, starts the flow on it and answers with the task at once. The flow keeps the
+   * executionId and answers whenever it is done; `report` is told once, when the task ends.
+   */
+  private async startTask(
+    server: Server,
+    era: Era,
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    context: ExecutionContext,
+    caller: CallerIdentity,
+    report: (outcome: CallOutcome, result: CallToolResult | undefined, bytes: number) => void,
+  ): Promise<Record<string, unknown>> {
+    const tasks = this.tasks!;
+    const taskBroker = this.taskBroker!;
+    const maxBytes = Math.min(tasks.limits.maxResultBytes, DEFAULTS.maxResultBytes);
+    const started = await tasks
+      .start({
+        owner: callerKey(caller),
+        tool: tool.name,
+        run: async (executionId, taskId) => {
+          let outcome: ExecutionOutcome;
+          try {
+            outcome = await taskBroker.begin({
+              executionId,
+              toolName: tool.name,
+              arguments: args,
+              timeoutMs: tool.timeoutMs,
+              maxTotalMs: tool.maxDurationMs,
+              context: { ...context, taskId },
+              progressToken: false,
+            });
+          } catch (error) {
+            outcome = { kind: 'stopped', reason: describeError(error) };
+          }
+          const fallback = () => resultFromOutcome(tool, outcome, maxBytes);
+          const ending = taskEndingOf(outcome, () => server.projectCallToolResult(fallback(), tool.outputSchema), () => String((fallback().content[0] as { text?: unknown } | undefined)?.text ?? 'The task failed.'));
+          const result = ending.status === 'completed' ? ending.result : undefined;
+          const telemetry: CallOutcome = ending.status === 'completed' ? (ending.result.isError ? 'error' : 'success') : outcome.kind === 'answered' ? 'error' : outcome.kind;
+          report(telemetry, result, result && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0);
+          return ending;
+        },
+      })
+      .catch(storageError);
+    if ('refused' in started) {
+      const who = started.refused === 'caller_full' ? 'you already run' : 'the endpoint already runs';
+      throw new ProtocolError(SERVER_BUSY, `Server busy: ${who} ${started.limit} tasks on ${this.path}; retry when one has finished.`);
+    }
+    // The SDK checks every tools/call answer as a CallToolResult, which needs `content`; an empty one
+    // is what it adds itself on 2026-07-28. Clients that asked for a task read `task` (or `taskId`).
+    return era === 'modern' ? { resultType: 'task', ...modernTask(started, false) } : { content: [], task: legacyTask(started) };
+  }
+
   /** `clientRequestId` maps the id the server saw back to the one the client sent. */
-  private createServer(clientRequestId: (id: RequestId) => RequestId): Server {
+  private createServer(era: Era, clientRequestId: (id: RequestId) => RequestId): Server {
     const content = this.content;
+    const tasks = this.tasks;
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
-      { capabilities: { tools: {}, logging: {}, ...content.capabilities }, supportedProtocolVersions: LEGACY_VERSIONS_OPTION },
+      {
+        capabilities: { tools: {}, logging: {}, ...content.capabilities, ...(tasks ? taskCapabilities(era) : {}) },
+        supportedProtocolVersions: LEGACY_VERSIONS_OPTION,
+      },
     );
+    if (tasks) registerTaskHandlers(server, era, { tasks, ownerOf: (handlerCtx) => callerKey(exchangeOf(handlerCtx)?.caller ?? {}) });
     server.setRequestHandler('tools/list', () => this.catalog.listResult);
     // Replaces the SDK's own, which keeps one level per session: stateless traffic has none.
     server.setRequestHandler('logging/setLevel', (request, handlerCtx) => {
@@ -386,13 +500,14 @@ export class McpEndpoint {
       this.logLevels.set(callerKey(exchange?.caller ?? {}), level);
       return {};
     });
-    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, this.catalog, request, handlerCtx, clientRequestId));
+    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, era, this.catalog, request, handlerCtx, clientRequestId));
     if (!content.isEmpty) registerContentHandlers(server, content, this.contentDependencies, clientRequestId);
     return server;
   }
 
   private async callTool(
     server: Server,
+    era: Era,
     catalog: ToolCatalog,
     request: CallToolRequest,
     handlerCtx: ServerContext,
@@ -451,7 +566,6 @@ export class McpEndpoint {
       return finish(tool, outcome, projected, extra)!;
     }
 
-    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
     const { subject, email, groups, client } = exchange?.caller ?? {};
     const context: ExecutionContext = {
       ...(subject !== undefined ? { subject } : {}),
@@ -463,6 +577,14 @@ export class McpEndpoint {
       protocolVersion: protocolVersionOf(handlerCtx),
       requestId: clientRequestId(handlerCtx.mcpReq.id),
     };
+    const asTask = this.runsAsTask(tool, era, request, handlerCtx);
+    if (asTask) {
+      return (await this.startTask(server, era, tool, args, context, exchange?.caller ?? {}, (outcome, result, bytes) => {
+        finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
+        return result;
+      })) as CallToolResult;
+    }
+    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
     let outcome: ExecutionOutcome;
     try {
       outcome = await this.broker.begin({
@@ -484,6 +606,26 @@ export class McpEndpoint {
     }
     const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);
     return finish(tool, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
+  }
+}
+
+/** The per-request facts `handle` put where the SDK carries them to the handlers. */
+function exchangeOf(handlerCtx: ServerContext): Exchange | undefined {
+  return handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+}
+
+/** How a task's call ended, as its record says: a tool's own error still completes the task. */
+function taskEndingOf(outcome: ExecutionOutcome, answered: () => CallToolResult, text: () => string): TaskEnding {
+  switch (outcome.kind) {
+    case 'answered':
+      return { status: 'completed', result: answered() };
+    case 'cancelled':
+      return { status: 'cancelled', statusMessage: 'Cancelled by the client.' };
+    case 'timeout':
+      // MCP keeps `failed` for JSON-RPC errors: -32001 is the request time-out the SDKs use.
+      return { status: 'failed', error: { code: -32001, message: text() } };
+    case 'stopped':
+      return { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: text() } };
   }
 }
 

@@ -23,7 +23,12 @@ export interface ToolConfig {
   readonly endpoint?: unknown;
   readonly timeout?: unknown;
   readonly maxDuration?: unknown;
+  /** `never` (or absent), `optional` or `required`: whether a call may run as a task. */
+  readonly taskSupport?: unknown;
 }
+
+/** How a tool runs as a task: MCP's `execution.taskSupport`, where `forbidden` is the default. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 export type ToolBinding = { readonly shared: true } | { readonly shared: false; readonly path: string };
 
@@ -34,6 +39,8 @@ export interface ToolDefinition {
   readonly timeoutMs: number;
   /** How long progress reports can keep a call alive in all (at least timeoutMs); timeoutMs when absent. */
   readonly maxDurationMs?: number;
+  /** Whether a client may (optional) or must (required) run a call as a task; absent means forbidden. */
+  readonly taskSupport?: TaskSupport;
   /** Exactly what `tools/list` shows for this tool. */
   readonly listing: Tool;
   readonly outputSchema: Record<string, unknown> | undefined;
@@ -66,6 +73,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const binding = parseBinding(config.endpoint);
   const timeoutMs = parseTimeout(config.timeout);
   const maxDurationMs = parseMaxDuration(config.maxDuration, timeoutMs);
+  const taskSupport = parseTaskSupport(config.taskSupport);
   const inputSchema = parseSchemaText(config.inputSchema, 'input');
   if (!inputSchema) throw new McpPaletteError('invalid_input_schema', 'input schema is required', { reason: 'required' });
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
@@ -82,12 +90,14 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     inputSchema: inputSchema as Tool['inputSchema'],
     ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
     annotations: parseAnnotations(config, title),
+    ...(taskSupport !== 'forbidden' ? { execution: { taskSupport } } : {}),
   };
   return Object.freeze({
     name,
     binding,
     timeoutMs,
     maxDurationMs,
+    ...(taskSupport !== 'forbidden' ? { taskSupport } : {}),
     listing,
     outputSchema,
     checkArguments,
@@ -197,6 +207,13 @@ function parseMaxDuration(maxDuration: unknown, timeoutMs: number): number {
     });
   }
   return ms;
+}
+
+/** The editor says never / optional / required; flows saved before the field existed never run as tasks. */
+export function parseTaskSupport(value: unknown): TaskSupport {
+  if (value === undefined || value === null || value === '' || value === 'never' || value === 'forbidden') return 'forbidden';
+  if (value === 'optional' || value === 'required') return value;
+  throw new McpPaletteError('invalid_task_support', `invalid task support ${String(value)}`, { value: String(value) });
 }
 
 function parseAnnotations(config: ToolConfig, title: string | undefined): ToolAnnotations {

@@ -15,6 +15,9 @@ import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import type { Store } from '../../lib/storage/store.js';
+import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { DEFAULTS } from '../../lib/core/defaults.js';
+import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
 
@@ -26,11 +29,16 @@ interface McpFlowServerDef extends NodeDef {
   auth?: string;
   groups?: string;
   maxConcurrent?: string | number;
+  /** mcp-redis node for task records; on OAuth endpoints the sign-in storage when unset. */
+  storage?: string;
 }
 
 interface ResponseMessage extends NodeMessage {
   payload?: { executionId?: unknown; result?: unknown; contents?: unknown; messages?: unknown; error?: unknown };
 }
+
+/** Task records of endpoints without a storage node: this process alone, until it restarts. */
+let processTaskStore: MemoryStore | undefined;
 
 export default function (RED: NodeAPI) {
   // get_flow caches its tab index until the next deploy; this counts deploys for the whole process.
@@ -174,9 +182,18 @@ export default function (RED: NodeAPI) {
         fail(t('errors.invalidAuth', { reason: authNode.configError ?? '' }));
         return undefined;
       }
+      const storageNode = config.storage ? (RED.nodes.getNode(config.storage) as McpRedisNode | null) : null;
+      if (config.storage && !storageNode?.store) {
+        fail(t('errors.invalidStorage'));
+        return undefined;
+      }
       node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
       const signedIn = settings.access === 'oauth';
       if (signedIn) storage = authNode?.configuration?.store;
+      // Tasks live where the endpoint's other state lives, so every instance behind a load balancer
+      // can answer for them; an endpoint with no storage at all keeps them in this process.
+      const taskStore = storageNode?.store ?? storage ?? (processTaskStore ??= new MemoryStore());
+      if (!signedIn && storageNode?.store) storage = storageNode.store;
       return new EndpointController({
         settings,
         runtime: runtimeNode.settings,
@@ -201,6 +218,16 @@ export default function (RED: NodeAPI) {
         // Lets the flow stop work nobody waits for any more; sent once per call, never for answered ones.
         onAbandoned: (executionId, reason, context) => {
           node.send({ topic: 'mcp-tool-cancel', payload: { executionId, reason }, mcp: context } as NodeMessage);
+        },
+        tasks: {
+          store: taskStore,
+          limits: {
+            maxTasks: settings.tasks.maxTasks,
+            maxTasksPerCaller: settings.tasks.maxTasksPerCaller,
+            ttlMs: settings.tasks.ttlSeconds * 1000,
+            pollIntervalMs: DEFAULTS.taskPollIntervalMs,
+            maxResultBytes: settings.tasks.maxResultKb * 1024,
+          },
         },
         content: contentRegistry,
         executeContent: (executionId, call) => {

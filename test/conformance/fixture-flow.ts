@@ -26,6 +26,9 @@ export const CONFORMANCE_PATH = '/mcp';
 export interface FixtureTool {
   readonly name: string;
   readonly inputSchema?: object;
+  /** For the tasks scenarios: whether the tool runs as a task, and its time limit. */
+  readonly taskSupport?: 'optional' | 'required';
+  readonly timeout?: number;
   /** Body of the function node answering the call. */
   readonly answer: string;
 }
@@ -110,7 +113,32 @@ setTimeout(() => {
 }, 50);
 return null;`,
   },
+  // The tasks extension scenarios (2026-07-28): a quick tool, and tools that run as tasks.
+  { name: 'greet', inputSchema: { type: 'object', properties: { name: { type: 'string' } } }, answer: 'return { topic: "mcp-tool-response", payload: { executionId: msg.payload.executionId, result: `Hello, ${msg.payload.arguments.name}!` } };' },
+  {
+    // Answers after `seconds`; a cancelled task ends as cancelled whatever the flow does later.
+    name: 'slow_compute',
+    taskSupport: 'optional',
+    timeout: 120,
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
+    answer: `const { executionId, arguments: args } = msg.payload;
+setTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId, result: 'Computed ' + (args.label || '') + ' in ' + (args.seconds || 0) + ' s' } }), (args.seconds || 0) * 1000);
+return null;`,
+  },
+  {
+    // The tool fails (a tool error): the task still completes, with an isError result.
+    name: 'failing_job',
+    taskSupport: 'required',
+    answer: `const { executionId } = msg.payload;
+setTimeout(() => node.send({ topic: 'mcp-tool-response', payload: { executionId, error: 'The job failed on purpose.' } }), 1000);
+return null;`,
+  },
+  // Its flow never answers: the time limit ends the task as failed, with a JSON-RPC error.
+  { name: 'protocol_error_job', taskSupport: 'optional', timeout: 1, answer: 'return null;' },
   // Placeholders: the scenario fails today for the reason in test/conformance/expected.json.
+  { name: 'confirm_delete', taskSupport: 'optional', answer: placeholder(11, 'ask the user') },
+  { name: 'multi_input', taskSupport: 'optional', answer: placeholder(11, 'ask the user') },
+  { name: 'test_tool_with_task', taskSupport: 'required', answer: placeholder(11, 'ask the user') },
   { name: 'test_sampling', inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }, answer: placeholder(11, "ask the client's model") },
   { name: 'test_elicitation', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] }, answer: placeholder(11, 'ask the user') },
   { name: 'test_elicitation_sep1034_defaults', answer: placeholder(11, 'ask the user') },
@@ -167,7 +195,14 @@ export function conformanceFlow(port: number): FlowNode[] {
     router('route', routes),
   ];
   FIXTURE_TOOLS.forEach((fixture, index) => {
-    nodes.push({ ...tool(`tool-${fixture.name}`, { name: fixture.name, endpoint: CONFORMANCE_PATH, input: fixture.inputSchema }), y: 40 + index * 40 });
+    const options = {
+      name: fixture.name,
+      endpoint: CONFORMANCE_PATH,
+      input: fixture.inputSchema,
+      ...(fixture.taskSupport ? { taskSupport: fixture.taskSupport } : {}),
+      ...(fixture.timeout ? { timeout: fixture.timeout } : {}),
+    };
+    nodes.push({ ...tool(`tool-${fixture.name}`, options), y: 40 + index * 40 });
     nodes.push({ ...answer(answerId(fixture.name), fixture.answer, 'conformance-server'), name: fixture.name, x: 400, y: 40 + index * 40 });
   });
   return [...nodes, ...contentNodes()];

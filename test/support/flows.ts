@@ -42,7 +42,10 @@ export function flowServer(id: string, options: { runtime: string; path?: string
   };
 }
 
-export function tool(id: string, options: { name: string; endpoint?: string; input?: object; output?: object; timeout?: number; z?: string }): FlowNode {
+export function tool(
+  id: string,
+  options: { name: string; endpoint?: string; input?: object; output?: object; timeout?: number; maxDuration?: number; taskSupport?: 'never' | 'optional' | 'required'; z?: string },
+): FlowNode {
   return {
     id,
     type: 'mcp-tool-registry',
@@ -59,6 +62,8 @@ export function tool(id: string, options: { name: string; endpoint?: string; inp
     openWorldHint: false,
     endpoint: options.endpoint ?? '/mcp',
     timeout: String(options.timeout ?? 60),
+    ...(options.maxDuration !== undefined ? { maxDuration: String(options.maxDuration) } : {}),
+    ...(options.taskSupport !== undefined ? { taskSupport: options.taskSupport } : {}),
     x: 100,
     y: 40,
     wires: [],

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
-const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, groups: [] };
+const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, ttlSeconds: 3600, maxResultKb: 1024 };
+const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, groups: [], tasks: TASK_DEFAULTS };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
   let caught: unknown;
@@ -35,7 +36,25 @@ describe('parseFlowServerConfig', () => {
       access: 'oauth',
       maxConcurrent: 5,
       groups: ['a'],
+      tasks: TASK_DEFAULTS,
     });
+  });
+
+  it('reads the task limits, as the editor saves them or as numbers', () => {
+    assert.deepEqual(parseFlowServerConfig({ maxTasks: '50', maxTasksPerCaller: 5, taskTtl: '600', maxTaskResultKb: '64' }).tasks, {
+      maxTasks: 50,
+      maxTasksPerCaller: 5,
+      ttlSeconds: 600,
+      maxResultKb: 64,
+    });
+  });
+
+  it('refuses task limits out of range, naming the field', () => {
+    assertCode({ maxTasks: '0' }, 'invalid_max_tasks');
+    assertCode({ maxTasksPerCaller: 'many' }, 'invalid_max_tasks_per_caller');
+    assertCode({ taskTtl: '59' }, 'invalid_task_ttl');
+    assertCode({ taskTtl: String(8 * 86_400) }, 'invalid_task_ttl');
+    assertCode({ maxTaskResultKb: '2048' }, 'invalid_max_task_result');
   });
 
   it('reads groups separated by commas or whitespace, without repeats', () => {

@@ -52,6 +52,20 @@ describe('parseToolConfig', () => {
     assert.deepEqual(tool.checkStructuredContent?.({ temp: 'warm' }), [{ pointer: '/temp', message: 'must be number' }]);
   });
 
+  it('reads Run as task: never (and flows without the field) lists nothing; optional and required list execution.taskSupport', () => {
+    for (const value of [undefined, '', 'never']) {
+      const definition = parseToolConfig(config({ taskSupport: value }));
+      assert.equal(definition.taskSupport, undefined);
+      assert.equal(definition.listing.execution, undefined);
+    }
+    for (const value of ['optional', 'required'] as const) {
+      const definition = parseToolConfig(config({ taskSupport: value }));
+      assert.equal(definition.taskSupport, value);
+      assert.deepEqual(definition.listing.execution, { taskSupport: value });
+    }
+    assertCode(() => parseToolConfig(config({ taskSupport: 'always' })), 'invalid_task_support');
+  });
+
   it('binds endpoint "*" to every endpoint', () => {
     assert.deepEqual(parseToolConfig(config({ endpoint: '*' })).binding, { shared: true });
   });
