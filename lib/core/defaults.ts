@@ -29,6 +29,14 @@ export const DEFAULTS = Object.freeze({
   maxRequestJsonDepth: 128,
   /** Largest tool result sent to a client; larger ones are shrunk structurally, with a note. */
   maxResultBytes: 1024 * 1024,
+  /**
+   * Items per page of tools/list, resources/list, resources/templates/list and prompts/list. Lists
+   * this long or shorter are answered in one page, exactly as before pagination existed; longer ones
+   * carry a nextCursor.
+   */
+  listPageSize: 500,
+  /** The spec's cap on the values of one completion/complete answer. */
+  maxCompletionValues: 100,
   /** How long closing a listener may wait for open connections before they are cut. */
   listenerCloseGraceMs: 2_000,
 });

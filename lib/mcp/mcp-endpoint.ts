@@ -491,7 +491,7 @@ export class McpEndpoint {
       },
     );
     if (tasks) registerTaskHandlers(server, era, { tasks, ownerOf: (handlerCtx) => callerKey(exchangeOf(handlerCtx)?.caller ?? {}) });
-    server.setRequestHandler('tools/list', () => this.catalog.listResult);
+    server.setRequestHandler('tools/list', (request) => this.catalog.page(request.params?.cursor));
     // Replaces the SDK's own, which keeps one level per session: stateless traffic has none.
     server.setRequestHandler('logging/setLevel', (request, handlerCtx) => {
       const level = request.params.level;

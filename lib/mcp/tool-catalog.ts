@@ -1,4 +1,6 @@
 import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../core/defaults.js';
+import { PagedList } from './paged-list.js';
 import type { SecurityScheme } from './security-schemes.js';
 import type { ToolDefinition } from './tool-definition.js';
 
@@ -7,15 +9,24 @@ import type { ToolDefinition } from './tool-definition.js';
  * `tools/call` is one Map lookup, so neither costs more with 500 tools than with one.
  */
 export class ToolCatalog {
+  /** The first page of `tools/list` (everything, when it fits on one page). */
   readonly listResult: ListToolsResult;
+  private readonly pages: PagedList<Tool, ListToolsResult>;
   private readonly byName: ReadonlyMap<string, ToolDefinition>;
 
   /** `securitySchemes` (the endpoint's access mode) join every tool's listing here, once per deploy. */
-  constructor(definitions: readonly ToolDefinition[], securitySchemes?: readonly SecurityScheme[]) {
+  constructor(definitions: readonly ToolDefinition[], securitySchemes?: readonly SecurityScheme[], pageSize: number = DEFAULTS.listPageSize) {
     const sorted = [...definitions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.byName = new Map(sorted.map((definition) => [definition.name, definition]));
     const listing = securitySchemes ? (tool: Tool) => withSecuritySchemes(tool, securitySchemes) : (tool: Tool) => tool;
-    this.listResult = Object.freeze({ tools: sorted.map((definition) => listing(definition.listing)) });
+    const tools = sorted.map((definition) => listing(definition.listing));
+    this.pages = new PagedList('tools/list', tools, (tool) => tool.name, (page, nextCursor) => (nextCursor ? { tools: page as Tool[], nextCursor } : { tools: page as Tool[] }), pageSize);
+    this.listResult = this.pages.first;
+  }
+
+  /** The `tools/list` page after `cursor`; throws -32602 for a cursor this endpoint did not issue. */
+  page(cursor: unknown): ListToolsResult {
+    return this.pages.page(cursor);
   }
 
   get size(): number {

@@ -1,4 +1,6 @@
-import type { ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, Resource, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, Prompt, Resource, ServerCapabilities } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../../core/defaults.js';
+import { PagedList } from '../paged-list.js';
 import type { ResourceTemplateListing } from './resource-definition.js';
 import type { PromptDefinition } from './prompt-definition.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -14,9 +16,10 @@ export interface ResourceMatch {
  * Templates are tried in URI order after the fixed URIs, so an exact resource always wins.
  */
 export class ContentCatalog {
-  readonly resourcesResult: ListResourcesResult;
-  readonly templatesResult: ListResourceTemplatesResult;
-  readonly promptsResult: ListPromptsResult;
+  /** Each list in pages of `DEFAULTS.listPageSize`; `.first` is the whole list when it fits on one. */
+  readonly resourcePages: PagedList<Resource, ListResourcesResult>;
+  readonly templatePages: PagedList<ResourceTemplateListing, ListResourceTemplatesResult>;
+  readonly promptPages: PagedList<Prompt, ListPromptsResult>;
   /** What the endpoint declares in `capabilities`: only what it has. */
   readonly capabilities: ServerCapabilities;
   /** Changes exactly when `capabilities` does. */
@@ -26,16 +29,34 @@ export class ContentCatalog {
   private readonly templatesByText: ReadonlyMap<string, ResourceDefinition>;
   private readonly prompts: ReadonlyMap<string, PromptDefinition>;
 
-  constructor(resources: readonly ResourceDefinition[], prompts: readonly PromptDefinition[]) {
+  constructor(resources: readonly ResourceDefinition[], prompts: readonly PromptDefinition[], pageSize: number = DEFAULTS.listPageSize) {
     const byUri = [...resources].sort((a, b) => compare(a.uri, b.uri));
     this.fixed = new Map(byUri.filter((resource) => !resource.template).map((resource) => [resource.uri, resource]));
     this.templates = byUri.filter((resource) => resource.template);
     this.templatesByText = new Map(this.templates.map((resource) => [resource.uri, resource]));
     const sortedPrompts = [...prompts].sort((a, b) => compare(a.name, b.name));
     this.prompts = new Map(sortedPrompts.map((prompt) => [prompt.name, prompt]));
-    this.resourcesResult = Object.freeze({ resources: [...this.fixed.values()].map((resource) => resource.listing as Resource) });
-    this.templatesResult = Object.freeze({ resourceTemplates: this.templates.map((resource) => resource.listing as ResourceTemplateListing) });
-    this.promptsResult = Object.freeze({ prompts: sortedPrompts.map((prompt) => prompt.listing) });
+    this.resourcePages = new PagedList(
+      'resources/list',
+      [...this.fixed.values()].map((resource) => resource.listing as Resource),
+      (resource) => resource.uri,
+      (page, nextCursor) => ({ resources: page as Resource[], ...(nextCursor ? { nextCursor } : {}) }),
+      pageSize,
+    );
+    this.templatePages = new PagedList(
+      'resources/templates/list',
+      this.templates.map((resource) => resource.listing as ResourceTemplateListing),
+      (template) => template.uriTemplate,
+      (page, nextCursor) => ({ resourceTemplates: page as ResourceTemplateListing[], ...(nextCursor ? { nextCursor } : {}) }),
+      pageSize,
+    );
+    this.promptPages = new PagedList(
+      'prompts/list',
+      sortedPrompts.map((prompt) => prompt.listing),
+      (prompt) => prompt.name,
+      (page, nextCursor) => ({ prompts: page as Prompt[], ...(nextCursor ? { nextCursor } : {}) }),
+      pageSize,
+    );
     const hasResources = byUri.length > 0;
     const hasPrompts = sortedPrompts.length > 0;
     this.capabilities = Object.freeze({
@@ -76,6 +97,18 @@ export class ContentCatalog {
 
   findPrompt(name: string): PromptDefinition | undefined {
     return this.prompts.get(name);
+  }
+
+  get resourcesResult(): ListResourcesResult {
+    return this.resourcePages.first;
+  }
+
+  get templatesResult(): ListResourceTemplatesResult {
+    return this.templatePages.first;
+  }
+
+  get promptsResult(): ListPromptsResult {
+    return this.promptPages.first;
   }
 
   static readonly empty = new ContentCatalog([], []);

@@ -73,8 +73,8 @@ export function registerContentHandlers(
   };
 
   if (catalog.capabilities.resources) {
-    server.setRequestHandler('resources/list', () => catalog.resourcesResult);
-    server.setRequestHandler('resources/templates/list', () => catalog.templatesResult);
+    server.setRequestHandler('resources/list', (request) => catalog.resourcePages.page(request.params?.cursor));
+    server.setRequestHandler('resources/templates/list', (request) => catalog.templatePages.page(request.params?.cursor));
     server.setRequestHandler('resources/read', async (request: ReadResourceRequest, handlerCtx): Promise<ReadResourceResult> => {
       const uri = request.params.uri;
       const found = catalog.findResource(uri);
@@ -97,7 +97,7 @@ export function registerContentHandlers(
   }
 
   if (catalog.capabilities.prompts) {
-    server.setRequestHandler('prompts/list', () => catalog.promptsResult);
+    server.setRequestHandler('prompts/list', (request) => catalog.promptPages.page(request.params?.cursor));
     server.setRequestHandler('prompts/get', async (request: GetPromptRequest, handlerCtx): Promise<GetPromptResult> => {
       const name = request.params.name;
       const prompt = catalog.findPrompt(name);
