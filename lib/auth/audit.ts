@@ -3,6 +3,7 @@
  * Fields are chosen so a line never grants anything: no tokens, codes, PKCE values, secrets or
  * tool arguments; sessions appear as a 12-character hash.
  */
+import type { ContentFinished } from '../mcp/content/content-handlers.js';
 import type { CallFinished } from '../mcp/mcp-endpoint.js';
 import type { RefreshAuditEvent } from './refresh/refresh-audit.js';
 import type { RegistrationAuditEvent, RevocationAuditEvent } from './registration/registration-audit.js';
@@ -15,6 +16,9 @@ export type AuditEvent =
   | { event: 'oauth.token'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; session?: string }
   | { event: 'mcp.auth'; reason: string; subject?: string; client?: string; ip?: string; endpoint: string }
   | { event: 'mcp.tool_call'; outcome: string; tool: string; subject?: string; client?: string; session?: string; durationMs: number }
+  | { event: 'mcp.resource_read'; outcome: string; resource: string; subject?: string; client?: string; session?: string; durationMs: number }
+  | { event: 'mcp.prompt_get'; outcome: string; prompt: string; subject?: string; client?: string; session?: string; durationMs: number }
+  | { event: 'mcp.completion'; outcome: string; ref: string; subject?: string; client?: string; session?: string; durationMs: number }
   | { event: 'mcp.command'; command: string; endpoint: string }
   | { event: 'oauth.consent'; outcome: 'withdrawn'; subject: string; client: string };
 
@@ -35,6 +39,28 @@ export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
     ...(call.caller.session ? { session: call.caller.session } : {}),
     durationMs: Math.round(call.durationMs),
   };
+}
+
+/**
+ * The audit line for a finished resource read, prompt or completion on an OAuth endpoint. It names
+ * the declared URI or template (not the URI read: its values are the caller's input, like tool
+ * arguments) or the prompt; completion values and prompt arguments are never written.
+ */
+export function contentAudit(event: ContentFinished): AuditEvent {
+  const who = {
+    ...(event.caller.subject ? { subject: event.caller.subject } : {}),
+    ...(event.caller.client ? { client: event.caller.client } : {}),
+    ...(event.caller.session ? { session: event.caller.session } : {}),
+    durationMs: Math.round(event.durationMs),
+  };
+  switch (event.kind) {
+    case 'resource':
+      return { event: 'mcp.resource_read', outcome: event.outcome, resource: event.name, ...who };
+    case 'prompt':
+      return { event: 'mcp.prompt_get', outcome: event.outcome, prompt: event.name, ...who };
+    case 'completion':
+      return { event: 'mcp.completion', outcome: event.outcome, ref: event.name, ...who };
+  }
 }
 
 export function formatAuditLine(event: AuditEvent): string {

@@ -12,7 +12,7 @@ import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { ContentCall } from './content/content-handlers.js';
+import type { ContentCall, ContentFinished } from './content/content-handlers.js';
 import type { ContentRegistry } from './content/content-registry.js';
 
 export type EndpointState =
@@ -37,6 +37,8 @@ export interface EndpointControllerOptions {
   readonly executeContent?: (executionId: string, call: ContentCall) => void;
   /** Where task records live and the endpoint's task limits (see McpEndpointOptions). */
   readonly tasks?: McpEndpointOptions['tasks'];
+  readonly onContentAbandoned?: (executionId: string, reason: CancelReason, call: ContentCall) => void;
+  readonly onContentFinished?: (event: ContentFinished) => void;
   readonly onCallFinished?: (event: CallFinished) => void;
   readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
@@ -134,6 +136,8 @@ export class EndpointController {
         ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}),
         ...(this.options.executeContent ? { executeContent: this.options.executeContent } : {}),
         ...(this.options.tasks ? { tasks: this.options.tasks } : {}),
+        ...(this.options.onContentAbandoned ? { onContentAbandoned: this.options.onContentAbandoned } : {}),
+        ...(this.options.onContentFinished ? { onContentFinished: this.options.onContentFinished } : {}),
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });

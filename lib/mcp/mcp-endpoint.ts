@@ -28,7 +28,7 @@ import { callerKey } from '../access/caller-key.js';
 import { openCallStream, hasToolCall, wantsProgress, type CallStream, type LogLine, type ProgressReport } from './call-stream.js';
 import { isLogLevel, LogLevelBook, type LogLevel } from './log-levels.js';
 import { ContentCatalog } from './content/content-catalog.js';
-import { registerContentHandlers, type ContentCall, type ContentHandlerDependencies } from './content/content-handlers.js';
+import { registerContentHandlers, type ContentCall, type ContentFinished, type ContentHandlerDependencies } from './content/content-handlers.js';
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { checkParamHeaders } from './param-headers.js';
@@ -95,10 +95,14 @@ export interface McpEndpointOptions {
   readonly execute: (request: ExecutionRequest, context: ExecutionContext) => void;
   /** Told once when a call the flow is working on ends without its answer (see CancelReason). */
   readonly onAbandoned?: (executionId: string, reason: CancelReason, context: ExecutionContext) => void;
-  /** Hands one resource read or prompt to the flow, like `execute`. */
+  /** Hands one resource read, prompt or completion to the flow, like `execute`. */
   readonly executeContent?: (executionId: string, call: ContentCall) => void;
   /** Where task records live (the endpoint's storage) and the endpoint's task limits. */
   readonly tasks?: { readonly store: Store; readonly limits: TaskLimits };
+  /** Told once when a read, prompt or completion the flow is working on ends without its answer. */
+  readonly onContentAbandoned?: (executionId: string, reason: CancelReason, call: ContentCall) => void;
+  /** Told once per resources/read, prompts/get and completion/complete, whatever the outcome. */
+  readonly onContentFinished?: (event: ContentFinished) => void;
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -155,12 +159,11 @@ export class McpEndpoint {
         if (!options.executeContent) throw new Error('this endpoint has no flow for resources and prompts');
         options.executeContent(request.executionId, context);
       },
-      // Only tool calls tell the flow when they are abandoned (mcp-tool-cancel); reads and prompts do not yet.
-      ...(options.onAbandoned
-        ? { onAbandoned: (executionId: string, reason: CancelReason, context: ExecutionContext | ContentCall) => {
-            if (!('kind' in context)) options.onAbandoned!(executionId, reason, context);
-          } }
-        : {}),
+      // Reads, prompts and completions are told apart from tool calls by their `kind`, each with its own message.
+      onAbandoned: (executionId: string, reason: CancelReason, context: ExecutionContext | ContentCall) => {
+        if (!('kind' in context)) options.onAbandoned?.(executionId, reason, context);
+        else options.onContentAbandoned?.(executionId, reason, context);
+      },
     });
     if (options.tasks) {
       const limits = options.tasks.limits;
@@ -180,8 +183,9 @@ export class McpEndpoint {
     }
     this.contentDependencies = {
       path: options.path,
-      begin: (call, timeoutMs, signal) =>
-        this.broker.begin({ toolName: call.kind === 'resource-read' ? call.uri : call.name, arguments: call.kind === 'resource-read' ? call.variables : call.arguments, timeoutMs, signal, context: call }),
+      begin: (call, timeoutMs, signal) => this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call }),
+      ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
+      ...(options.measureResponses ? { measureResponses: options.measureResponses } : {}),
       exchangeOf: (handlerCtx) => {
         const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
         return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
@@ -626,6 +630,18 @@ function taskEndingOf(outcome: ExecutionOutcome, answered: () => CallToolResult,
       return { status: 'failed', error: { code: -32001, message: text() } };
     case 'stopped':
       return { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: text() } };
+  }
+}
+
+/** The broker's name and arguments for a read, prompt or completion (what its log lines name). */
+function brokerFieldsOf(call: ContentCall): { toolName: string; arguments: Record<string, unknown> } {
+  switch (call.kind) {
+    case 'resource-read':
+      return { toolName: call.uri, arguments: call.variables };
+    case 'prompt-get':
+      return { toolName: call.name, arguments: call.arguments };
+    case 'completion':
+      return { toolName: call.ref.type === 'ref/prompt' ? call.ref.name : call.ref.uri, arguments: { [call.argument.name]: call.argument.value } };
   }
 }
 

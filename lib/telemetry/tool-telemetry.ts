@@ -2,6 +2,8 @@ import type { CallFinished } from '../mcp/mcp-endpoint.js';
 
 /** The payload of one `mcp-tool-telemetry` message: flat, typed, bounded label values. */
 export interface ToolTelemetry {
+  /** Always `tool`; reads, prompts and completions have their own kinds (content-telemetry.ts). */
+  readonly kind: 'tool';
   readonly endpoint: string;
   readonly tool: string;
   /** E-mail, else subject, of the signed-in caller; `unknown` without sign-in. Personal data. */
@@ -18,6 +20,7 @@ export interface ToolTelemetry {
 
 export function toolTelemetry(call: CallFinished): ToolTelemetry {
   return {
+    kind: 'tool',
     endpoint: call.endpoint,
     tool: call.tool,
     user: call.caller.email ?? call.caller.subject ?? 'unknown',

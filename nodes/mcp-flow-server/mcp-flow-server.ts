@@ -3,12 +3,14 @@ import { loggerOf } from '../../lib/core/logger.js';
 import { rateLimitedLog } from '../../lib/core/rate-limited-log.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
-import { formatAuditLine, toolCallAudit, type AuditEvent } from '../../lib/auth/audit.js';
+import { contentAudit, formatAuditLine, toolCallAudit, type AuditEvent } from '../../lib/auth/audit.js';
 import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
 import { contentRegistry } from '../../lib/mcp/content/content-registry.js';
+import { answerFrom, cancelMessage, isAnswerTopic, requestMessage } from '../../lib/mcp/content/content-messages.js';
+import { contentTelemetry } from '../../lib/telemetry/content-telemetry.js';
 import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
@@ -106,11 +108,12 @@ export default function (RED: NodeAPI) {
       switch (msg.topic) {
         case 'mcp-tool-response':
         case 'mcp-resource-response':
-        case 'mcp-prompt-response': {
+        case 'mcp-prompt-response':
+        case 'mcp-completion-response': {
           const executionId = msg.payload?.executionId;
           if (typeof executionId !== 'string') return done(new Error(t('errors.badResponse', { topic: msg.topic })));
           // Each answer carries its own field; the broker hands it to whichever request waits.
-          const result = msg.topic === 'mcp-tool-response' ? msg.payload?.result : msg.topic === 'mcp-resource-response' ? msg.payload?.contents : msg.payload?.messages;
+          const result = isAnswerTopic(msg.topic) ? answerFrom(msg.topic, msg.payload as Record<string, unknown>) : msg.payload?.result;
           if (controller.settle(executionId, { result, error: msg.payload?.error }) === 'unknown') {
             requestLog.warn('unknownExecution', t('errors.unknownExecution', { executionId }));
           }
@@ -230,12 +233,11 @@ export default function (RED: NodeAPI) {
           },
         },
         content: contentRegistry,
-        executeContent: (executionId, call) => {
-          const payload =
-            call.kind === 'resource-read'
-              ? { uri: call.uri, variables: call.variables, executionId }
-              : { name: call.name, arguments: call.arguments, executionId };
-          node.send({ topic: call.kind === 'resource-read' ? 'mcp-resource-read' : 'mcp-prompt-get', payload, mcp: call.context } as NodeMessage);
+        executeContent: (executionId, call) => node.send({ ...requestMessage(executionId, call) } as NodeMessage),
+        onContentAbandoned: (executionId, reason, call) => node.send({ ...cancelMessage(executionId, reason, call) } as NodeMessage),
+        onContentFinished: (event) => {
+          if (runtimeNode.telemetry?.wantsContent) runtimeNode.telemetry.publish(contentTelemetry(event));
+          if (signedIn) audit(contentAudit(event));
         },
         measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
         onCallFinished: (call) => {

@@ -3,6 +3,8 @@ import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
 
 interface McpServerMetricsDef extends NodeDef {
   runtime?: string;
+  /** `all`: resource reads, prompts and completions too. Missing (nodes saved before it existed): tool calls only. */
+  report?: string;
 }
 
 export default function (RED: NodeAPI) {
@@ -16,9 +18,8 @@ export default function (RED: NodeAPI) {
       node.error(RED._('mcp-server-metrics.errors.noRuntime'));
       return;
     }
-    const claimed = bus.subscribe(node.id, (payload) => {
-      node.send({ topic: 'mcp-tool-telemetry', payload });
-    });
+    // The topic names the kind: mcp-tool-telemetry, mcp-resource-telemetry, mcp-prompt-telemetry, mcp-completion-telemetry.
+    const claimed = bus.subscribe(node.id, (payload) => node.send({ topic: `mcp-${payload.kind}-telemetry`, payload }), { content: config.report === 'all' });
     if (!claimed) {
       node.status({ fill: 'red', shape: 'ring', text: RED._('mcp-server-metrics.errors.secondNode') });
       node.error(RED._('mcp-server-metrics.errors.secondNode'));

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { contentAudit } from '../../lib/auth/audit.js';
+import { contentTelemetry } from '../../lib/telemetry/content-telemetry.js';
 import { TelemetryBus } from '../../lib/telemetry/telemetry-bus.js';
 import { toolTelemetry, type ToolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 
@@ -11,6 +13,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 describe('toolTelemetry', () => {
   it('fills every field with a typed, bounded value for an anonymous flow tool', () => {
     assert.deepEqual(event('echo'), {
+      kind: 'tool',
       endpoint: '/mcp',
       tool: 'echo',
       user: 'unknown',
@@ -54,7 +57,7 @@ describe('TelemetryBus', () => {
   it('delivers on a later turn, never inside publish', async () => {
     const bus = new TelemetryBus();
     const seen: string[] = [];
-    bus.subscribe('metrics-1', (e) => seen.push(e.tool));
+    bus.subscribe('metrics-1', (e) => seen.push(e.kind === 'tool' ? e.tool : e.name));
     bus.publish(event('a'));
     bus.publish(event('b'));
     assert.deepEqual(seen, []);
@@ -74,7 +77,7 @@ describe('TelemetryBus', () => {
     const bus = new TelemetryBus();
     const seen: string[] = [];
     bus.subscribe('m', (e) => {
-      seen.push(e.tool);
+      seen.push(e.kind === 'tool' ? e.tool : e.name);
       throw new Error('downstream broke');
     });
     assert.doesNotThrow(() => bus.publish(event('a')));
@@ -86,7 +89,7 @@ describe('TelemetryBus', () => {
   it('delivers every event of a burst, in order, on the next turn', async () => {
     const bus = new TelemetryBus();
     const seen: string[] = [];
-    bus.subscribe('m', (e) => seen.push(e.tool));
+    bus.subscribe('m', (e) => seen.push(e.kind === 'tool' ? e.tool : e.name));
     for (let i = 0; i < 10_005; i += 1) bus.publish(event(`t${i}`));
     assert.equal(seen.length, 0, 'nothing is delivered during the calls themselves');
     await nextTurn();
@@ -99,8 +102,71 @@ describe('TelemetryBus', () => {
     const bus = new TelemetryBus();
     bus.publish(event('a'));
     const seen: string[] = [];
-    bus.subscribe('m', (e) => seen.push(e.tool));
+    bus.subscribe('m', (e) => seen.push(e.kind === 'tool' ? e.tool : e.name));
     await nextTurn();
     assert.deepEqual(seen, []);
+  });
+});
+
+describe('telemetry of resources, prompts and completions', () => {
+  const read = contentTelemetry({
+    kind: 'resource',
+    endpoint: '/plant',
+    name: 'sensors://{line}/readings',
+    outcome: 'timeout',
+    caller: { email: 'ada@example.com', client: 'claude' },
+    durationMs: 1000.12345,
+    responseBytes: 0,
+    mode: 'flow',
+  });
+
+  it('names the kind and the declared template, never the URI read', () => {
+    assert.deepEqual(read, {
+      kind: 'resource',
+      endpoint: '/plant',
+      name: 'sensors://{line}/readings',
+      user: 'ada@example.com',
+      client: 'claude',
+      mode: 'flow',
+      status: 'timeout',
+      durationMs: 1000.123,
+      responseBytes: 0,
+    });
+  });
+
+  it('tells tool events apart by kind: tool', () => {
+    assert.equal(toolTelemetry({ endpoint: '/x', tool: 't', mode: 'flow', outcome: 'success', caller: {}, durationMs: 1, responseBytes: 2 }).kind, 'tool');
+  });
+
+  it('delivers them only to a subscriber that asked for them, so tool-only flows see tool calls only', async () => {
+    const toolsOnly = new TelemetryBus();
+    const seen: string[] = [];
+    toolsOnly.subscribe('m', (e) => seen.push(e.kind));
+    assert.equal(toolsOnly.wantsContent, false);
+    toolsOnly.publish(read);
+    toolsOnly.publish(event('a'));
+    await nextTurn();
+    assert.deepEqual(seen, ['tool']);
+
+    const everything = new TelemetryBus();
+    const all: string[] = [];
+    everything.subscribe('m', (e) => all.push(e.kind), { content: true });
+    assert.equal(everything.wantsContent, true);
+    everything.publish(read);
+    everything.publish(event('a'));
+    await nextTurn();
+    assert.deepEqual(all, ['resource', 'tool']);
+  });
+
+  it('audits a read by its declared template and caller, without the URI values', () => {
+    const line = contentAudit({ kind: 'resource', endpoint: '/plant', name: 'sensors://{line}/readings', outcome: 'success', caller: { subject: 'u-1', client: 'claude', session: 'abcdefabcdef' }, durationMs: 12.6, responseBytes: 10, mode: 'flow' });
+    assert.deepEqual(line, { event: 'mcp.resource_read', outcome: 'success', resource: 'sensors://{line}/readings', subject: 'u-1', client: 'claude', session: 'abcdefabcdef', durationMs: 13 });
+    assert.deepEqual(contentAudit({ kind: 'prompt', endpoint: '/p', name: 'report', outcome: 'invalid_arguments', caller: {}, durationMs: 0, responseBytes: 0, mode: 'static' }), {
+      event: 'mcp.prompt_get',
+      outcome: 'invalid_arguments',
+      prompt: 'report',
+      durationMs: 0,
+    });
+    assert.equal(contentAudit({ kind: 'completion', endpoint: '/p', name: 'report', outcome: 'success', caller: {}, durationMs: 0, responseBytes: 0, mode: 'flow' }).event, 'mcp.completion');
   });
 });

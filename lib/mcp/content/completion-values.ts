@@ -1,11 +1,13 @@
 import type { CompleteResult } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../../core/defaults.js';
 import { McpPaletteError } from '../../core/errors.js';
+import { InvalidAnswerError } from './content-answers.js';
 
 /** Suggested values per argument or template variable, as set in the editor. */
 export type CompletionValues = ReadonlyMap<string, readonly string[]>;
 
 /** The spec caps one completion answer at 100 values. */
-export const MAX_COMPLETION_VALUES = 100;
+export const MAX_COMPLETION_VALUES = DEFAULTS.maxCompletionValues;
 
 /**
  * Parses the editor's completion text: one line per variable, `name: value, value, ...`. Every
@@ -44,4 +46,28 @@ export function completeFrom(values: readonly string[] | undefined, typed: strin
       hasMore: matches.length > MAX_COMPLETION_VALUES,
     },
   };
+}
+
+/**
+ * Turns a flow's `mcp-completion-response` into a completion result: `values` (strings) filtered by
+ * what the user typed and capped like a list set in the editor, so a flow may answer with everything
+ * it knows. The flow's `total` is kept only when the filter removed nothing (it then describes what
+ * is shown); `hasMore` from the flow is kept. Throws InvalidAnswerError for anything but strings.
+ */
+export function completeFromFlow(answer: unknown, typed: string): CompleteResult {
+  const given = Array.isArray(answer) ? { values: answer } : isObject(answer) ? answer : undefined;
+  const values = given?.['values'];
+  if (!Array.isArray(values) || values.some((value) => typeof value !== 'string')) {
+    throw new InvalidAnswerError('the flow answered without values: a list of strings');
+  }
+  const prefix = typed.toLowerCase();
+  const matches = (values as string[]).filter((value) => value.toLowerCase().startsWith(prefix));
+  const shown = matches.slice(0, MAX_COMPLETION_VALUES);
+  const flowTotal = given!['total'];
+  const total = Number.isInteger(flowTotal) && (flowTotal as number) >= matches.length && matches.length === values.length ? (flowTotal as number) : matches.length;
+  return { completion: { values: shown, total, hasMore: given!['hasMore'] === true || total > shown.length } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

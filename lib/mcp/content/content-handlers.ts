@@ -19,7 +19,7 @@ import { protocolVersionOf } from '../protocol-version.js';
 import { describeFlowError, formatSeconds } from '../tool-result.js';
 import { InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
 import type { ContentCatalog } from './content-catalog.js';
-import { completeFrom } from './completion-values.js';
+import { completeFrom, completeFromFlow } from './completion-values.js';
 import { checkPromptArguments, fillPlaceholders, renderPrompt } from './prompt-definition.js';
 
 /** Who asked and for what; `msg.mcp` of the message the flow receives. */
@@ -31,10 +31,38 @@ export interface ContentContext extends CallerIdentity {
   readonly requestId: string | number;
 }
 
-/** A read or prompt the flow answers; the flow-server node turns it into a message. */
+/** What a completion is for, as the client named it. */
+export type CompletionRef = { readonly type: 'ref/prompt'; readonly name: string } | { readonly type: 'ref/resource'; readonly uri: string };
+
+/** A read, prompt or completion the flow answers; the flow-server node turns it into a message. */
 export type ContentCall =
   | { readonly kind: 'resource-read'; readonly uri: string; readonly variables: Record<string, string>; readonly context: ContentContext }
-  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string>; readonly context: ContentContext };
+  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string>; readonly context: ContentContext }
+  | {
+      readonly kind: 'completion';
+      readonly ref: CompletionRef;
+      readonly argument: { readonly name: string; readonly value: string };
+      /** Values of the other arguments or variables the client already has, when it sent them. */
+      readonly arguments?: Record<string, string>;
+      readonly context: ContentContext;
+    };
+
+export type ContentKind = 'resource' | 'prompt' | 'completion';
+export type ContentOutcome = 'success' | 'error' | 'invalid_arguments' | 'unknown_resource' | 'unknown_prompt' | 'busy' | 'timeout' | 'stopped' | 'cancelled';
+
+/** Told once per read, prompt or completion, whatever its outcome (telemetry, audit). */
+export interface ContentFinished {
+  readonly kind: ContentKind;
+  readonly endpoint: string;
+  /** The declared URI or template, or prompt name (never the concrete URI, whose values are the caller's); `unknown` when none matched. */
+  readonly name: string;
+  readonly outcome: ContentOutcome;
+  readonly caller: CallerIdentity;
+  readonly durationMs: number;
+  readonly responseBytes: number;
+  /** `flow` when the flow answered (or was asked to), `static` when the editor's content did, `unknown` when nothing matched. */
+  readonly mode: 'flow' | 'static' | 'unknown';
+}
 
 export interface ContentHandlerDependencies {
   readonly path: string;
@@ -42,10 +70,26 @@ export interface ContentHandlerDependencies {
   readonly begin: (call: ContentCall, timeoutMs: number, signal: AbortSignal) => Promise<ExecutionOutcome>;
   /** The caller and the connection's hang-up signal for one request. */
   readonly exchangeOf: (handlerCtx: ServerContext) => { readonly caller: CallerIdentity; readonly signal: AbortSignal };
+  readonly onFinished?: (event: ContentFinished) => void;
+  /** Whether anyone reads `responseBytes` now (sizing costs a serialisation). */
+  readonly measureResponses?: () => boolean;
 }
 
 /** Same code the endpoint uses when tool calls fill it: the cap is shared. */
 const SERVER_BUSY = -32000;
+
+/** How a request ended, carried on the error that ended it (errors are thrown to the SDK). */
+const outcomeOfError = new WeakMap<object, ContentOutcome>();
+function failed<E extends object>(outcome: ContentOutcome, error: E): E {
+  outcomeOfError.set(error, outcome);
+  return error;
+}
+
+/** What one request learns about itself before it ends. */
+interface Observation {
+  name: string;
+  mode: ContentFinished['mode'];
+}
 
 /**
  * `resources/*`, `prompts/*` and `completion/complete` answered from one deploy's catalog, on the
@@ -72,63 +116,126 @@ export function registerContentHandlers(
     };
   };
 
+  /** Runs one request and tells `onFinished` how it ended; costs nothing more without a listener. */
+  const observed = async <R>(kind: ContentKind, handlerCtx: ServerContext, run: (seen: Observation) => R | Promise<R>): Promise<R> => {
+    const observer = deps.onFinished;
+    if (!observer) return run({ name: 'unknown', mode: 'unknown' });
+    const startedAt = performance.now();
+    const seen: Observation = { name: 'unknown', mode: 'unknown' };
+    const report = (outcome: ContentOutcome, result: unknown) => {
+      const { caller, signal } = deps.exchangeOf(handlerCtx);
+      observer({
+        kind,
+        endpoint: deps.path,
+        name: seen.name,
+        outcome,
+        caller,
+        durationMs: performance.now() - startedAt,
+        responseBytes: result !== undefined && !signal.aborted && deps.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0,
+        mode: seen.mode,
+      });
+    };
+    try {
+      const result = await run(seen);
+      report('success', result);
+      return result;
+    } catch (error) {
+      report((typeof error === 'object' && error !== null && outcomeOfError.get(error)) || 'error', undefined);
+      throw error;
+    }
+  };
+
   if (catalog.capabilities.resources) {
     server.setRequestHandler('resources/list', (request) => catalog.resourcePages.page(request.params?.cursor));
     server.setRequestHandler('resources/templates/list', (request) => catalog.templatePages.page(request.params?.cursor));
-    server.setRequestHandler('resources/read', async (request: ReadResourceRequest, handlerCtx): Promise<ReadResourceResult> => {
-      const uri = request.params.uri;
-      const found = catalog.findResource(uri);
-      // The SDK sends -32602 with data { uri } (2026-07-28); the 2025 exchange hub restores -32002.
-      if (!found) throw new ResourceNotFoundError(uri);
-      const { resource, variables } = found;
-      if (resource.staticText !== undefined) {
-        const text = fillPlaceholders(resource.staticText, variables, new Set(Object.keys(variables)));
-        return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text }] };
-      }
-      const call: ContentCall = { kind: 'resource-read', uri, variables, context: contextOf(handlerCtx, { resource: resource.uri }) };
-      const outcome = await begin(deps, call, resource.timeoutMs, handlerCtx);
-      const contents = answerOf(outcome, `Resource ${uri}`);
-      try {
-        return resourceResultFrom(contents, uri, resource.mimeType, DEFAULTS.maxResultBytes);
-      } catch (error) {
-        throw invalidAnswer(error, `Resource ${uri}`);
-      }
-    });
+    server.setRequestHandler('resources/read', (request: ReadResourceRequest, handlerCtx): Promise<ReadResourceResult> =>
+      observed('resource', handlerCtx, async (seen) => {
+        const uri = request.params.uri;
+        const found = catalog.findResource(uri);
+        // The SDK sends -32602 with data { uri } (2026-07-28); the 2025 exchange hub restores -32002.
+        if (!found) throw failed('unknown_resource', new ResourceNotFoundError(uri));
+        const { resource, variables } = found;
+        seen.name = resource.uri;
+        if (resource.staticText !== undefined) {
+          seen.mode = 'static';
+          const text = fillPlaceholders(resource.staticText, variables, new Set(Object.keys(variables)));
+          return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text }] };
+        }
+        seen.mode = 'flow';
+        const call: ContentCall = { kind: 'resource-read', uri, variables, context: contextOf(handlerCtx, { resource: resource.uri }) };
+        const outcome = await begin(deps, call, resource.timeoutMs, handlerCtx);
+        const contents = answerOf(outcome, `Resource ${uri}`);
+        try {
+          return resourceResultFrom(contents, uri, resource.mimeType, DEFAULTS.maxResultBytes);
+        } catch (error) {
+          throw invalidAnswer(error, `Resource ${uri}`);
+        }
+      }),
+    );
   }
 
   if (catalog.capabilities.prompts) {
     server.setRequestHandler('prompts/list', (request) => catalog.promptPages.page(request.params?.cursor));
-    server.setRequestHandler('prompts/get', async (request: GetPromptRequest, handlerCtx): Promise<GetPromptResult> => {
-      const name = request.params.name;
-      const prompt = catalog.findPrompt(name);
-      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list to see the prompts this endpoint offers.`);
-      const values = (request.params.arguments ?? {}) as Record<string, string>;
-      const problem = checkPromptArguments(prompt, values);
-      if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problem);
-      if (prompt.template) return renderPrompt(prompt, values);
-      const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contextOf(handlerCtx, { prompt: name }) };
-      const outcome = await begin(deps, call, prompt.timeoutMs, handlerCtx);
-      const messages = answerOf(outcome, `Prompt "${name}"`);
-      try {
-        return promptResultFrom(messages, prompt.listing.description, DEFAULTS.maxResultBytes);
-      } catch (error) {
-        throw invalidAnswer(error, `Prompt "${name}"`);
-      }
-    });
+    server.setRequestHandler('prompts/get', (request: GetPromptRequest, handlerCtx): Promise<GetPromptResult> =>
+      observed('prompt', handlerCtx, async (seen) => {
+        const name = request.params.name;
+        const prompt = catalog.findPrompt(name);
+        if (!prompt) {
+          throw failed('unknown_prompt', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list to see the prompts this endpoint offers.`));
+        }
+        seen.name = prompt.name;
+        seen.mode = prompt.template ? 'static' : 'flow';
+        const values = (request.params.arguments ?? {}) as Record<string, string>;
+        const problem = checkPromptArguments(prompt, values);
+        if (problem) throw failed('invalid_arguments', new ProtocolError(ProtocolErrorCode.InvalidParams, problem));
+        if (prompt.template) return renderPrompt(prompt, values);
+        const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contextOf(handlerCtx, { prompt: name }) };
+        const outcome = await begin(deps, call, prompt.timeoutMs, handlerCtx);
+        const messages = answerOf(outcome, `Prompt "${name}"`);
+        try {
+          return promptResultFrom(messages, prompt.listing.description, DEFAULTS.maxResultBytes);
+        } catch (error) {
+          throw invalidAnswer(error, `Prompt "${name}"`);
+        }
+      }),
+    );
   }
 
   if (catalog.capabilities.completions) {
-    server.setRequestHandler('completion/complete', (request: CompleteRequest): CompleteResult => {
-      const { ref, argument } = request.params;
-      if (ref.type === 'ref/prompt') {
-        const prompt = catalog.findPrompt(ref.name);
-        if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
-        return completeFrom(prompt.completions.get(argument.name), argument.value);
-      }
-      const template = catalog.findTemplate(ref.uri);
-      if (!template) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri}".`);
-      return completeFrom(template.completions.get(argument.name), argument.value);
-    });
+    server.setRequestHandler('completion/complete', (request: CompleteRequest, handlerCtx): Promise<CompleteResult> =>
+      observed('completion', handlerCtx, async (seen) => {
+        const { ref, argument } = request.params;
+        const target = ref.type === 'ref/prompt' ? catalog.findPrompt(ref.name) : catalog.findTemplate(ref.uri);
+        if (!target) {
+          throw ref.type === 'ref/prompt'
+            ? failed('unknown_prompt', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`))
+            : failed('unknown_resource', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri}".`));
+        }
+        seen.name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
+        if (!target.flowCompletions.has(argument.name)) {
+          seen.mode = 'static';
+          return completeFrom(target.completions.get(argument.name), argument.value);
+        }
+        seen.mode = 'flow';
+        const what = ref.type === 'ref/prompt' ? { prompt: ref.name } : { resource: ref.uri };
+        const others = request.params.context?.arguments;
+        const call: ContentCall = {
+          kind: 'completion',
+          ref: ref.type === 'ref/prompt' ? { type: 'ref/prompt', name: ref.name } : { type: 'ref/resource', uri: ref.uri },
+          argument: { name: argument.name, value: argument.value },
+          ...(others ? { arguments: { ...others } } : {}),
+          context: contextOf(handlerCtx, what),
+        };
+        const label = `Completion of "${argument.name}" for ${ref.type === 'ref/prompt' ? `prompt "${ref.name}"` : `resource template ${ref.uri}`}`;
+        const outcome = await begin(deps, call, target.timeoutMs, handlerCtx);
+        const answer = answerOf(outcome, label);
+        try {
+          return completeFromFlow(answer, argument.value);
+        } catch (error) {
+          throw invalidAnswer(error, label);
+        }
+      }),
+    );
   }
 }
 
@@ -137,7 +244,7 @@ async function begin(deps: ContentHandlerDependencies, call: ContentCall, timeou
     return await deps.begin(call, timeoutMs, deps.exchangeOf(handlerCtx).signal);
   } catch (error) {
     if (error instanceof CapacityError) {
-      throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} calls are already running on ${deps.path}; retry shortly.`);
+      throw failed('busy', new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} calls are already running on ${deps.path}; retry shortly.`));
     }
     throw error;
   }
@@ -147,11 +254,11 @@ async function begin(deps: ContentHandlerDependencies, call: ContentCall, timeou
 function answerOf(outcome: ExecutionOutcome, what: string): unknown {
   switch (outcome.kind) {
     case 'timeout':
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} was not answered within ${formatSeconds(outcome.timeoutMs)} (its time limit).`);
+      throw failed('timeout', new ProtocolError(ProtocolErrorCode.InternalError, `${what} was not answered within ${formatSeconds(outcome.timeoutMs)} (its time limit).`));
     case 'stopped':
-      throw new ProtocolError(SERVER_BUSY, `${what} was not answered: ${outcome.reason}.`);
+      throw failed('stopped', new ProtocolError(SERVER_BUSY, `${what} was not answered: ${outcome.reason}.`));
     case 'cancelled':
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} was cancelled because the client went away.`);
+      throw failed('cancelled', new ProtocolError(ProtocolErrorCode.InternalError, `${what} was cancelled because the client went away.`));
     case 'answered':
       if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
         throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} failed: ${describeFlowError(outcome.error)}`);

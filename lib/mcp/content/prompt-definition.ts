@@ -36,6 +36,8 @@ export interface PromptDefinition {
   /** Exactly what `prompts/list` shows. */
   readonly listing: Prompt;
   readonly completions: CompletionValues;
+  /** Arguments whose completions the flow answers (mcp-completion) instead of a list set here. */
+  readonly flowCompletions: ReadonlySet<string>;
 }
 
 /** Same rule as tool names: clients turn prompt names into commands. */
@@ -47,7 +49,7 @@ export function parsePromptConfig(config: PromptConfig): PromptDefinition {
   if (!PROMPT_NAME.test(name)) throw new McpPaletteError('invalid_prompt_name', `invalid prompt name ${JSON.stringify(name)}`);
   const binding = parseBinding(config.endpoint);
   const timeoutMs = parseTimeout(config.timeout);
-  const { definitions, completions } = parseArguments(config.arguments);
+  const { definitions, completions, flowCompletions } = parseArguments(config.arguments);
   const template = config.source === 'flow' ? undefined : parseMessages(config.messages);
   const title = optionalText(config.title);
   const description = optionalText(config.description);
@@ -57,7 +59,7 @@ export function parsePromptConfig(config: PromptConfig): PromptDefinition {
     ...(description ? { description } : {}),
     ...(definitions.length > 0 ? { arguments: definitions.map((argument) => ({ ...argument })) } : {}),
   };
-  return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions });
+  return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions, flowCompletions });
 }
 
 /** Argument names that appear more than once, for the editor and the runtime alike. */
@@ -68,21 +70,27 @@ export function duplicateArgumentNames(names: readonly string[]): string[] {
   return [...twice];
 }
 
-function parseArguments(value: unknown): { definitions: PromptArgumentDefinition[]; completions: CompletionValues } {
+function parseArguments(value: unknown): { definitions: PromptArgumentDefinition[]; completions: CompletionValues; flowCompletions: ReadonlySet<string> } {
   const rows = Array.isArray(value) ? value : [];
   const definitions: PromptArgumentDefinition[] = [];
   const completions = new Map<string, readonly string[]>();
+  const flowCompletions = new Set<string>();
   for (const row of rows as Array<Record<string, unknown>>) {
     const name = typeof row?.name === 'string' ? row.name.trim() : '';
     if (!ARGUMENT_NAME.test(name)) throw new McpPaletteError('invalid_argument_name', `invalid argument name ${JSON.stringify(name)}`, { name });
     const description = optionalText(row.description);
     definitions.push({ name, ...(description ? { description } : {}), required: row.required === true });
+    // Rows saved before the choice existed have no `completion`: a list, as they always were.
+    if (row.completion === 'flow') {
+      flowCompletions.add(name);
+      continue;
+    }
     const values = splitValues(row.values);
     if (values.length > 0) completions.set(name, values);
   }
   const [duplicate] = duplicateArgumentNames(definitions.map((argument) => argument.name));
   if (duplicate !== undefined) throw new McpPaletteError('duplicate_argument', `argument ${duplicate} is declared twice`, { name: duplicate });
-  return { definitions, completions };
+  return { definitions, completions, flowCompletions };
 }
 
 function parseMessages(value: unknown): TemplateMessage[] {

@@ -4,7 +4,7 @@ import type { ListResourceTemplatesResult, Resource } from '@modelcontextprotoco
 export type ResourceTemplateListing = ListResourceTemplatesResult['resourceTemplates'][number];
 import { McpPaletteError } from '../../core/errors.js';
 import { optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
-import { parseCompletionLines, type CompletionValues } from './completion-values.js';
+import { parseCompletionLines, splitValues, type CompletionValues } from './completion-values.js';
 import { isFixedUri, isUriTemplate, parseUriTemplate, UriTemplateError, type UriTemplate } from './uri-template.js';
 
 /** What the mcp-resource node stores in the flow file (strings as the editor saves them). */
@@ -17,6 +17,14 @@ export interface ResourceConfig {
   readonly source?: unknown;
   readonly text?: unknown;
   readonly completions?: unknown;
+  /** Template variables the flow completes (mcp-completion), comma-separated. */
+  readonly flowCompletions?: unknown;
+  /** Size hint in bytes, for fixed URIs. */
+  readonly size?: unknown;
+  /** Who the content is for: `user`, `assistant`, `both`, or empty (unsaid). */
+  readonly audience?: unknown;
+  /** Importance from 0 to 1, or empty (unsaid). */
+  readonly priority?: unknown;
   readonly endpoint?: unknown;
   readonly timeout?: unknown;
 }
@@ -36,6 +44,8 @@ export interface ResourceDefinition {
   readonly listing: Resource | ResourceTemplateListing;
   /** Completion values for the template's variables. */
   readonly completions: CompletionValues;
+  /** Template variables whose completions the flow answers. */
+  readonly flowCompletions: ReadonlySet<string>;
 }
 
 /** `type/subtype`, optionally with parameters (RFC 6838 token characters). */
@@ -79,6 +89,9 @@ export function parseResourceConfig(config: ResourceConfig): ResourceDefinition 
   const timeoutMs = parseTimeout(config.timeout);
   const staticText = config.source === 'static' ? (typeof config.text === 'string' ? config.text : '') : undefined;
   const completions = parseCompletionLines(config.completions, template?.variables ?? []);
+  const flowCompletions = parseFlowCompletions(config.flowCompletions, template?.variables ?? [], completions);
+  const size = template ? undefined : parseSize(config.size);
+  const annotations = parseAnnotations(config.audience, config.priority);
 
   const title = optionalText(config.title);
   const description = optionalText(config.description);
@@ -87,7 +100,44 @@ export function parseResourceConfig(config: ResourceConfig): ResourceDefinition 
     ...(title ? { title } : {}),
     ...(description ? { description } : {}),
     ...(mimeType ? { mimeType } : {}),
+    ...(annotations ? { annotations } : {}),
   };
-  const listing: Resource | ResourceTemplateListing = template ? { uriTemplate: uri, ...common } : { uri, ...common };
-  return Object.freeze({ name, binding, timeoutMs, uri, template, mimeType, staticText, listing, completions });
+  const listing: Resource | ResourceTemplateListing = template
+    ? { uriTemplate: uri, ...common }
+    : { uri, ...common, ...(size !== undefined ? { size } : {}) };
+  return Object.freeze({ name, binding, timeoutMs, uri, template, mimeType, staticText, listing, completions, flowCompletions });
+}
+
+/** The variables named here are completed by the flow; each must be a variable without a list. */
+function parseFlowCompletions(text: unknown, variables: readonly string[], listed: CompletionValues): ReadonlySet<string> {
+  const names = splitValues(text);
+  for (const name of names) {
+    if (!variables.includes(name) || listed.has(name)) {
+      throw new McpPaletteError('invalid_flow_completions', `flow completion ${name} names no template variable without a list`, { name });
+    }
+  }
+  return new Set(names);
+}
+
+function parseSize(value: unknown): number | undefined {
+  const text = value === undefined || value === null ? '' : String(value).trim();
+  if (text === '') return undefined;
+  if (!/^\d{1,15}$/.test(text)) throw new McpPaletteError('invalid_size', `invalid size ${text}`, { size: text });
+  return Number(text);
+}
+
+type Annotations = NonNullable<Resource['annotations']>;
+
+function parseAnnotations(audienceValue: unknown, priorityValue: unknown): Annotations | undefined {
+  const audience = typeof audienceValue === 'string' ? audienceValue.trim() : '';
+  const roles: Annotations['audience'] | undefined =
+    audience === 'user' ? ['user'] : audience === 'assistant' ? ['assistant'] : audience === 'both' ? ['user', 'assistant'] : undefined;
+  if (audience !== '' && roles === undefined) throw new McpPaletteError('invalid_audience', `invalid audience ${audience}`, { audience });
+  const priorityText = priorityValue === undefined || priorityValue === null ? '' : String(priorityValue).trim();
+  const priority = priorityText === '' ? undefined : Number(priorityText);
+  if (priority !== undefined && (!/^\d*\.?\d+$/.test(priorityText) || priority < 0 || priority > 1)) {
+    throw new McpPaletteError('invalid_priority', `invalid priority ${priorityText}`, { priority: priorityText });
+  }
+  if (!roles && priority === undefined) return undefined;
+  return { ...(roles ? { audience: roles } : {}), ...(priority !== undefined ? { priority } : {}) };
 }
