@@ -1,10 +1,12 @@
 // The flows the bench deploys, built with the runtime tests' own builders (test/support/flows.ts).
-import { answer, flowServer, oauthServer, oidcAuth, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../dist/test/support/flows.js';
+import { answer, flowServer, oauthServer, oidcAuth, prompt, resource, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../dist/test/support/flows.js';
 import { claudeLikeDocument } from '../dist/test/support/oauth-client.js';
 
 export const ECHO_INPUT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 export const LOCAL_TOOL_COUNTS = [1, 100, 500];
 export const OAUTH_TOOL_COUNT = 500;
+/** Resources and prompts per content endpoint (/c1, /c500): resources/read and prompts/get flatness. */
+export const CONTENT_COUNTS = [1, 500];
 export const CLIENT_ID = 'https://client.test/oauth/claude-like.json';
 export const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-bench' };
 
@@ -49,9 +51,32 @@ function echoTools(prefix, count, path, z) {
   return nodes;
 }
 
-/** Local access: /t1, /t100, /t500 (echo), /slow (held calls, `pending` slots) and /ctl (heap, held, release). */
-export function localFlows(port, { pending }) {
-  const nodes = [tab(), runtime('rt', port)];
+// Answers every read with the text `hi` and every prompt with one message, in one function node.
+const CONTENT_ECHO = `const { executionId } = msg.payload;
+if (msg.topic === 'mcp-resource-read') return { topic: 'mcp-resource-response', payload: { executionId, contents: 'hi' } };
+return { topic: 'mcp-prompt-response', payload: { executionId, messages: [{ role: 'user', content: 'hi ' + msg.payload.arguments.who }] } };`;
+
+/** /c1 and /c500: that many flow-answered resources (fixed URIs bench://r-N) and prompts (p_N). */
+function contentEndpoints() {
+  const nodes = [];
+  for (const count of CONTENT_COUNTS) {
+    const path = `/c${count}`;
+    nodes.push(flowServer(`fs-c${count}`, { runtime: 'rt', path, wires: [`content-${count}`], maxConcurrent: 64, serverName: `bench-c${count}` }));
+    nodes.push(answer(`content-${count}`, CONTENT_ECHO, `fs-c${count}`));
+    for (let i = 0; i < count; i += 1) {
+      nodes.push({ ...resource(`c${count}-r-${i}`, { uri: `bench://r-${i}`, endpoint: path, timeout: 60 }), y: 40 + i });
+      nodes.push({ ...prompt(`c${count}-p-${i}`, { name: `p_${i}`, endpoint: path, source: 'flow', arguments: [{ name: 'who', required: true }], timeout: 60 }), y: 40 + i });
+    }
+  }
+  return nodes;
+}
+
+/**
+ * Local access: /t1, /t100, /t500 (echo), /slow (held calls, `pending` slots), /ctl (heap, held,
+ * release), and with `content` the resource and prompt endpoints /c1 and /c500.
+ */
+export function localFlows(port, { pending, content = false }) {
+  const nodes = [tab(), runtime('rt', port), ...(content ? contentEndpoints() : [])];
   for (const count of LOCAL_TOOL_COUNTS) {
     const path = `/t${count}`;
     nodes.push(flowServer(`fs-${count}`, { runtime: 'rt', path, wires: [`echo-${count}`], maxConcurrent: 64, serverName: `bench-${count}` }));

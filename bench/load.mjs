@@ -26,12 +26,16 @@ const MODERN_ENVELOPE = Object.freeze({
 /** Body and extra headers of one measured request, in the era under measurement. */
 export function rpc(id, method, params) {
   if (ERA === 'legacy') return { body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params && { params }) }), headers: {} };
-  const headers = { 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method, ...(params?.name && { 'mcp-name': params.name }) };
+  // Mcp-Name repeats the tool or prompt name, or the URI of a resources/read.
+  const name = params?.name ?? params?.uri;
+  const headers = { 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method, ...(name && { 'mcp-name': name }) };
   return { body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: MODERN_ENVELOPE } }), headers };
 }
 
 export const CALL = rpc(1, 'tools/call', { name: 'echo_0', arguments: { text: 'hi' } });
 export const LIST = rpc(1, 'tools/list');
+export const READ = rpc(1, 'resources/read', { uri: 'bench://r-0' });
+export const GET_PROMPT = rpc(1, 'prompts/get', { name: 'p_0', arguments: { who: 'hi' } });
 
 /** The JSON-RPC message in a response body, whether plain JSON or one SSE `data:` line. */
 export function parseRpc(body) {

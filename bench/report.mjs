@@ -70,6 +70,11 @@ export function evaluateTargets(results) {
   if (a && redis500) add('OAuth + Redis, 500 tools vs Baseline A', redis500 / a, '≥ 0.8×', redis500 / a >= 0.8, spread('oauth-redis-500', 'A'));
   if (b && redis500) add('OAuth + Redis, 500 tools vs Baseline B', redis500 / b, '≥ 3×', redis500 / b >= 3, spread('oauth-redis-500', 'B'));
   if (local1 && local500) add('Local, 500 tools vs 1 tool (this package)', local500 / local1, '≥ 0.9×', local500 / local1 >= 0.9, spread('local-500', 'local-1'));
+  for (const [id, what] of [['read', 'resources/read, 500 resources vs 1'], ['prompt', 'prompts/get, 500 prompts vs 1']]) {
+    const one = row(`${id}-1`)?.callsPerSecond;
+    const many = row(`${id}-500`)?.callsPerSecond;
+    if (one && many) add(`Local, ${what} (this package)`, many / one, '≥ 0.9×', many / one >= 0.9, spread(`${id}-500`, `${id}-1`));
+  }
   const h = row('H')?.callsPerSecond;
   const hCpu = row('H')?.serverCpuUsPerCall;
   const local1Cpu = row('local-1')?.serverCpuUsPerCall;
@@ -119,7 +124,7 @@ export function renderMarkdown(results) {
   lines.push('');
   const aCpu = results.calls.find((row) => row.id === 'A')?.serverCpuUsPerCall;
   const hRow = results.calls.find((row) => row.id === 'H');
-  lines.push('| scenario | tools | calls/s | p50 ms | p99 ms | × A | × B | × H | server CPU µs/call | × A by CPU | CPU ÷ H | faults |');
+  lines.push('| scenario | tools (resources, prompts) | calls/s | p50 ms | p99 ms | × A | × B | × H | server CPU µs/call | × A by CPU | CPU ÷ H | faults |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of results.calls) {
     const faults = row.errors + row.timeouts + row.non2xx + row.mismatches;

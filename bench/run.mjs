@@ -11,6 +11,9 @@
 //                   same version as the palette's; what a user builds without any palette, and a
 //                   stand-in for hand-written palettes that answer JSON-RPC without the SDK or checks
 //   this package    Local 1 / 100 / 500 tools; OAuth + Memory and OAuth + Redis, 500 tools
+// Phase `content` adds resources/read and prompts/get on Local endpoints with 1 and 500 flow-answered
+// resources and prompts (answered by a one-node flow), in the same interleaved rounds; their 500 vs 1
+// ratios show whether a read or a prompt costs more on a larger endpoint.
 // Each answer is checked once before loading (content `hi`), and every answer under load must equal it.
 //
 // Every server runs in its own process and all of them are up at once; the load generator (this
@@ -25,7 +28,7 @@
 //   BENCH_LIST_DURATION     seconds of loaded tools/list per 500-tool server (3)
 //   BENCH_PENDING           calls pending at once (10000)
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
-//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, oauth, list, pending, soak
+//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, list, pending, soak
 //   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
 //                           connections at the previous landing, on this machine; the list target
 //                           (≥ 3×) is evaluated against it (default: report.mjs LIST_500_AT_LANDING)
@@ -43,8 +46,8 @@ import { freePort } from '../dist/test/support/ports.js';
 import { startRedis } from '../dist/test/support/redis-server.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
-import { BRIDGE_CLIENT, CLIENT_ID, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, handWiredFlows, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
-import { CALL, ERA, LIST, combineSlices, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
+import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, handWiredFlows, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
+import { CALL, ERA, GET_PROMPT, LIST, READ, combineSlices, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTest, soakTest } from './scale.mjs';
@@ -65,7 +68,7 @@ const CONFIG = {
   soakCalls: number('BENCH_SOAK_CALLS', 100_000),
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
-const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,oauth,list,pending,soak').split(',').map((phase) => phase.trim()));
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,content,oauth,list,pending,soak').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -164,9 +167,11 @@ async function waitForPath(url, nodeRed) {
 async function startLocalNodeRed() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl)`);
-  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending }), { cpuProfDir: CPU_PROF });
+  const content = PHASES.has('content');
+  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl${content ? `, ${CONTENT_COUNTS.join(', ')} resources and prompts` : ''})`);
+  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending, content }), { cpuProfDir: CPU_PROF });
   for (const count of LOCAL_TOOL_COUNTS) await waitForPath(`${base}/t${count}`, nodeRed);
+  if (content) for (const count of CONTENT_COUNTS) await waitForPath(`${base}/c${count}`, nodeRed);
   await waitForPath(`${base}/ctl`, nodeRed);
   return { base, nodeRed, stop: () => nodeRed.stop() };
 }
@@ -262,12 +267,30 @@ async function checkToolCount(url, expected, headers = {}) {
   if (!Array.isArray(tools) || tools.length !== expected) throw new Error(`tools/list on ${url} listed ${tools?.length} tools, expected ${expected}`);
 }
 
-/** tools/call for every scenario: warm-up each, then `rounds` interleaved slices (order rotating). */
+/** A resources/read or prompts/get answer, checked once before loading; every answer under load must equal it. */
+async function expectedContentBody(url, request) {
+  const response = await post(url, request.body, request.headers);
+  const result = response.status === 200 ? parseRpc(response.body)?.result : undefined;
+  const text = result?.contents?.[0]?.text ?? result?.messages?.[0]?.content?.text;
+  if (text !== 'hi' && text !== 'hi hi') throw new Error(`${url} answered ${response.status}: ${response.body.slice(0, 400)}`);
+  return response.body;
+}
+
+/**
+ * The measured request of every scenario (tools/call unless it names its own): warm-up each, then
+ * `rounds` interleaved slices (order rotating).
+ */
 async function measureCalls(scenarios) {
   for (const scenario of scenarios) {
-    await checkToolCount(scenario.url, scenario.tools, scenario.headers);
-    const expectBody = await expectedCallBody(scenario.url, scenario.headers);
-    scenario.options = loadOptions({ url: scenario.url, body: CALL.body, headers: { ...CALL.headers, ...scenario.headers }, expectBody, connections: CONFIG.connections });
+    const request = scenario.request ?? CALL;
+    let expectBody;
+    if (scenario.request) {
+      expectBody = await expectedContentBody(scenario.url, request);
+    } else {
+      await checkToolCount(scenario.url, scenario.tools, scenario.headers);
+      expectBody = await expectedCallBody(scenario.url, scenario.headers);
+    }
+    scenario.options = loadOptions({ url: scenario.url, body: request.body, headers: { ...request.headers, ...scenario.headers }, expectBody, connections: CONFIG.connections });
     scenario.slices = [];
     scenario.load = [];
     log(`${scenario.label}, ${scenario.tools} tool(s): warm-up ${CONFIG.warmup} s`);
@@ -331,7 +354,7 @@ async function main() {
       scenarios.push({ id: 'H', label: 'Baseline H: core nodes, http in → function → http response', tools: 1, url: h.url, serverPids: [h.nodeRed.pid] });
     }
     let local;
-    if (['local', 'pending', 'soak'].some((phase) => PHASES.has(phase))) {
+    if (['local', 'content', 'pending', 'soak'].some((phase) => PHASES.has(phase))) {
       local = await startLocalNodeRed();
       running.push(local);
       if (PHASES.has('local')) {
@@ -339,6 +362,13 @@ async function main() {
           scenarios.push({ id: `local-${count}`, label: 'this package, Local', tools: count, url: `${local.base}/t${count}`, serverPids: [local.nodeRed.pid] });
         }
         lists.push({ id: 'local-500', label: 'this package, Local', url: `${local.base}/t500`, serverPids: [local.nodeRed.pid] });
+      }
+      if (PHASES.has('content')) {
+        // The `tools` column counts the endpoint's resources or prompts for these rows.
+        for (const count of CONTENT_COUNTS) {
+          scenarios.push({ id: `read-${count}`, label: 'this package, Local, resources/read', tools: count, url: `${local.base}/c${count}`, request: READ, serverPids: [local.nodeRed.pid] });
+          scenarios.push({ id: `prompt-${count}`, label: 'this package, Local, prompts/get', tools: count, url: `${local.base}/c${count}`, request: GET_PROMPT, serverPids: [local.nodeRed.pid] });
+        }
       }
     }
     if (PHASES.has('oauth')) {
