@@ -60,6 +60,13 @@ describe('Node-RED editor with the plant-status example', () => {
         badMime: check(resource.mimeType, 'json'),
         completions: check(resource.completions, 'line: a, b', { uri: 'sensors://{line}/readings' }),
         badCompletions: check(resource.completions, 'machine: a', { uri: 'sensors://{line}/readings' }),
+        flowCompletions: check(resource.flowCompletions, 'line', { uri: 'sensors://{line}/{day}', completions: 'day: mon' }),
+        flowAndList: check(resource.flowCompletions, 'day', { uri: 'sensors://{line}/{day}', completions: 'day: mon' }),
+        flowUnknown: check(resource.flowCompletions, 'shift', { uri: 'sensors://{line}/{day}' }),
+        size: check(resource.size, '2048'),
+        badSize: check(resource.size, '2 KB'),
+        priority: check(resource.priority, '0.5'),
+        badPriority: check(resource.priority, '2'),
         arguments: check(prompt.arguments, [{ name: 'a' }, { name: 'b' }]),
         duplicate: check(prompt.arguments, [{ name: 'a' }, { name: 'a' }]),
       };
@@ -73,6 +80,13 @@ describe('Node-RED editor with the plant-status example', () => {
     assert.equal(results.badMime, 'MIME type json is not of the form type/subtype');
     assert.equal(results.completions, true);
     assert.match(results.badCompletions, /Completions line 1/);
+    assert.equal(results.flowCompletions, true);
+    assert.equal(results.flowAndList, 'Flow completes: day is not a variable of the template, or it already has a list under Completions');
+    assert.match(results.flowUnknown, /Flow completes: shift is not a variable/);
+    assert.equal(results.size, true);
+    assert.equal(results.badSize, 'Size 2 KB must be a whole number of bytes');
+    assert.equal(results.priority, true);
+    assert.equal(results.badPriority, 'Priority 2 must be a number from 0 to 1');
     assert.equal(results.arguments, true);
     assert.equal(results.duplicate, 'Argument a is declared twice');
   });
@@ -95,9 +109,10 @@ describe('Node-RED editor with the plant-status example', () => {
       RED.editor.validateNode(n);
       return { arguments: n.arguments, messages: n.messages, valid: n.valid, errors: n.validationErrors ?? [] };
     }, PROMPT);
-    assert.deepEqual(node.arguments.map((a: { name: string; required: boolean; values: string }) => [a.name, a.required, a.values]), [
-      ['machine', true, 'press-1, press-2, oven-1'],
-      ['machine', false, ''],
+    // The example completes machine from the flow; the other argument keeps its (empty) list.
+    assert.deepEqual(node.arguments.map((a: { name: string; required: boolean; completion: string; values: string }) => [a.name, a.required, a.completion, a.values]), [
+      ['machine', true, 'flow', ''],
+      ['machine', false, 'list', ''],
     ]);
     assert.equal(node.messages[0].role, 'user');
     assert.match(node.messages[0].text, /\{\{machine\}\}/);

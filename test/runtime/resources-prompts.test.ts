@@ -142,7 +142,7 @@ describe(`resources, templates, prompts and completions on ${nodeRedPackage}`, (
         }
       });
 
-      it('completes prompt arguments and template variables from the editor lists', async () => {
+      it('completes the prompt argument from the flow and the template variable from the editor list', async () => {
         const client = await connect(plant, era);
         try {
           const machines = await client.complete({ ref: { type: 'ref/prompt', name: 'maintenance_report' }, argument: { name: 'machine', value: 'PR' } });
