@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { answer, flowServer, oauthServer, oidcAuth, router, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
+import { answer, flowServer, oauthServer, oidcAuth, prompt, resource, router, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
 import { postJsonRpc, rawRequest, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
@@ -36,6 +36,9 @@ function flows(port: number, localPort: number, issuer: string): FlowNode[] {
     tool('t-hold', { name: 'hold', endpoint: '/tools', timeout: 5 }),
     tool('t-ok', { name: 'ok', endpoint: '/tools' }),
     tool('t-shared', { name: 'shared', endpoint: '*' }),
+    // Answered without the flow: enough to see their audit lines.
+    resource('r-guide', { uri: 'docs://{topic}/guide', endpoint: '/tools', source: 'static', text: 'Guide to {{topic}}' }),
+    prompt('p-brief', { name: 'brief', endpoint: '/tools', arguments: [{ name: 'secret_word', values: 'alpha, beta' }], messages: [{ role: 'user', text: 'Brief on {{secret_word}}' }] }),
     runtime('rt-local', localPort),
     flowServer('fs-local', { runtime: 'rt-local', path: '/local', wires: ['ok-fn'] }),
   ];
@@ -119,6 +122,35 @@ describe(`calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
     assert.equal(shared?.name, 'shared');
     assert.deepEqual(shared.securitySchemes, [{ type: 'noauth' }]);
     assert.deepEqual(shared._meta?.['securitySchemes'], [{ type: 'noauth' }]);
+  });
+
+  it('writes an audit line per resource read, prompt and completion, naming the template and the caller but no values', async () => {
+    const since = nodeRed.output().length;
+    const headers = { authorization: `Bearer ${token}` };
+    const read = await postJsonRpc(`${base}/tools`, { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'docs://pumps-xyzzy/guide' } }, headers);
+    assert.equal(read.json().result.contents[0].text, 'Guide to pumps-xyzzy');
+    const got = await postJsonRpc(`${base}/tools`, { jsonrpc: '2.0', id: 2, method: 'prompts/get', params: { name: 'brief', arguments: { secret_word: 'plugh' } } }, headers);
+    assert.equal(got.json().result.messages[0].content.text, 'Brief on plugh');
+    const completed = await postJsonRpc(
+      `${base}/tools`,
+      { jsonrpc: '2.0', id: 3, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'brief' }, argument: { name: 'secret_word', value: 'al' } } },
+      headers,
+    );
+    assert.deepEqual(completed.json().result.completion.values, ['alpha']);
+    const unknown = await postJsonRpc(`${base}/tools`, { jsonrpc: '2.0', id: 4, method: 'prompts/get', params: { name: 'nope' } }, headers);
+    assert.equal(unknown.json().error.code, -32602);
+    const lines = await nodeRed.waitForMatches(/\{"event":"mcp\.(resource_read|prompt_get|completion)"[^\n]*\}/g, 4, since);
+    const events = lines.map((match) => JSON.parse(match[0]!));
+    const read0 = events.find((e) => e.event === 'mcp.resource_read');
+    assert.equal(read0.resource, 'docs://{topic}/guide');
+    assert.equal(read0.outcome, 'success');
+    assert.equal(read0.client, 'client.test');
+    assert.ok(typeof read0.subject === 'string' && read0.subject !== '', JSON.stringify(read0));
+    assert.deepEqual(events.filter((e) => e.event === 'mcp.prompt_get').map((e) => [e.prompt, e.outcome]).sort(), [['brief', 'success'], ['unknown', 'unknown_prompt']]);
+    assert.equal(events.find((e) => e.event === 'mcp.completion').ref, 'brief');
+    // The caller's values are input, like tool arguments: never in the log.
+    const written = nodeRed.output().slice(since);
+    assert.doesNotMatch(written, /xyzzy|plugh/);
   });
 
   it('notices a client that hangs up while its token is checked: the flow never gets the call and the slot is free', async () => {
