@@ -39,6 +39,7 @@ export interface EndpointControllerOptions {
   readonly tasks?: McpEndpointOptions['tasks'];
   readonly onContentAbandoned?: (executionId: string, reason: CancelReason, call: ContentCall) => void;
   readonly onContentFinished?: (event: ContentFinished) => void;
+  readonly measureContentResponses?: () => boolean;
   readonly onCallFinished?: (event: CallFinished) => void;
   readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
@@ -138,6 +139,7 @@ export class EndpointController {
         ...(this.options.tasks ? { tasks: this.options.tasks } : {}),
         ...(this.options.onContentAbandoned ? { onContentAbandoned: this.options.onContentAbandoned } : {}),
         ...(this.options.onContentFinished ? { onContentFinished: this.options.onContentFinished } : {}),
+        ...(this.options.measureContentResponses ? { measureContentResponses: this.options.measureContentResponses } : {}),
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });

@@ -103,6 +103,8 @@ export interface McpEndpointOptions {
   readonly onContentAbandoned?: (executionId: string, reason: CancelReason, call: ContentCall) => void;
   /** Told once per resources/read, prompts/get and completion/complete, whatever the outcome. */
   readonly onContentFinished?: (event: ContentFinished) => void;
+  /** Whether anyone reads a read's, prompt's or completion's `responseBytes` now. */
+  readonly measureContentResponses?: () => boolean;
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -153,7 +155,7 @@ export class McpEndpoint {
     this.path = options.path;
     this.broker = new ExecutionBroker({
       maxInFlight: options.maxInFlight,
-      // Resource reads and prompts share the tools' broker: one concurrency cap, the same time limits.
+      // Resource reads, prompts and flow-answered completions share the tools' broker: one concurrency cap, the same time limits.
       dispatch: (request, context) => {
         if (!('kind' in context)) return options.execute(request, context);
         if (!options.executeContent) throw new Error('this endpoint has no flow for resources and prompts');
@@ -185,7 +187,7 @@ export class McpEndpoint {
       path: options.path,
       begin: (call, timeoutMs, signal) => this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call }),
       ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
-      ...(options.measureResponses ? { measureResponses: options.measureResponses } : {}),
+      ...(options.measureContentResponses ? { measureResponses: options.measureContentResponses } : {}),
       exchangeOf: (handlerCtx) => {
         const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
         return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };

@@ -240,6 +240,7 @@ export default function (RED: NodeAPI) {
           if (signedIn) audit(contentAudit(event));
         },
         measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
+        measureContentResponses: () => runtimeNode.telemetry?.wantsContent ?? false,
         onCallFinished: (call) => {
           // Built only for a listener: most runtimes have no metrics node.
           if (runtimeNode.telemetry?.hasSubscriber) runtimeNode.telemetry.publish(toolTelemetry(call));
