@@ -29,6 +29,7 @@ function listFlows(port: number): FlowNode[] {
 // Offers every machine it knows (the endpoint filters and caps); never answers for "never".
 const COMPLETE = `const { ref, argument, context, executionId } = msg.payload;
 if (argument.value === 'never') return null;
+if (argument.value === 'bad') return { topic: 'mcp-completion-response', payload: { executionId, values: [1, 2] } };
 const values = [];
 for (let i = 0; i < 150; i += 1) values.push('press-' + String(i).padStart(3, '0'));
 values.push('lathe-1', 'ctx-' + (context ? context.arguments.period : 'none'), 'ref-' + (ref.name || ref.uri) + '-' + (msg.mcp.prompt || msg.mcp.resource));
@@ -75,6 +76,8 @@ function extraFlows(port: number): FlowNode[] {
     prompt('p-slow', { name: 'slow_prompt', endpoint: '/extras', source: 'flow', timeout: 1, z: EXTRAS }),
     { ...resource('r-logs', { uri: 'logs://{line}/{day}', endpoint: '/extras', timeout: 1, z: EXTRAS }), completions: 'day: mon, tue', flowCompletions: 'line' },
     resource('r-hang', { uri: 'hang://forever', endpoint: '/extras', timeout: 1, z: EXTRAS }),
+    // Refused at deploy (priority above 1): red status, the rest of the endpoint still served.
+    { ...resource('r-bad-priority', { uri: 'docs://bad', endpoint: '/extras', source: 'static', text: 'x', z: EXTRAS }), priority: '7' },
     { ...resource('r-manual', { uri: 'docs://manual', endpoint: '/extras', source: 'static', text: 'read me', z: EXTRAS }), size: '2048', audience: 'both', priority: '0.8' },
     { id: 'metrics', type: 'mcp-server-metrics', z: EXTRAS, name: '', runtime: 'rt-extras', report: 'all', x: 100, y: 300, wires: [['telemetry']] },
     answer('telemetry', `node.warn('telemetry seen: ' + msg.topic + ' ' + JSON.stringify(msg.payload));\nreturn null;`, '', EXTRAS),
@@ -226,11 +229,19 @@ describe(`paged lists, flow-answered completions, cancels and telemetry of conte
         await nodeRed.waitForOutput('cancel seen: mcp-prompt-cancel timeout string /extras', since);
       });
 
+      it('refuses a flow answer that is not a list of strings with -32603 saying so', async () => {
+        const error = await protocolError(client.complete({ ref: { type: 'ref/prompt', name: 'pick' }, argument: { name: 'machine', value: 'bad' } }));
+        assert.equal(error.code, -32603);
+        assert.match(error.message, /Completion of "machine" for prompt "pick": the flow answered without values: a list of strings/);
+      });
+
       it('lists the size and annotations set in the editor', async () => {
         const { resources } = await client.listResources();
         const manual = resources.find((r) => r.uri === 'docs://manual');
         assert.equal(manual?.size, 2048);
         assert.deepEqual(manual?.annotations, { audience: ['user', 'assistant'], priority: 0.8 });
+        assert.equal(resources.find((r) => r.uri === 'docs://bad'), undefined);
+        await nodeRed.waitForOutput(/\[mcp-resource:r-bad-priority\][^\n]*Priority 7 must be a number from 0 to 1/);
       });
     });
   }
