@@ -9,6 +9,12 @@ export interface CallerIdentity {
   readonly client?: string;
   /** 12-character hash of the sign-in session (audit correlation); never a token. */
   readonly session?: string;
+  /**
+   * Set only for a call started from the editor's MCP sidebar ("Try it"): the Node-RED user who ran
+   * it (`null` when the editor has no sign-in), and whether they confirmed running it on an OAuth
+   * endpoint limited to groups. Such a caller never has a subject, e-mail or groups.
+   */
+  readonly editor?: { readonly user: string | null; readonly groupsOverridden?: true };
 }
 
 export type AccessDecision =

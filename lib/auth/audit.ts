@@ -15,7 +15,17 @@ export type AuditEvent =
   | { event: 'oauth.sign_in'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; endpoint?: string }
   | { event: 'oauth.token'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; session?: string }
   | { event: 'mcp.auth'; reason: string; subject?: string; client?: string; ip?: string; endpoint: string }
-  | { event: 'mcp.tool_call'; outcome: string; tool: string; subject?: string; client?: string; session?: string; durationMs: number }
+  | {
+      event: 'mcp.tool_call';
+      outcome: string;
+      tool: string;
+      subject?: string;
+      client?: string;
+      session?: string;
+      /** A Try-it call from the editor: the Node-RED user, and whether endpoint groups were overridden. */
+      editor?: { user: string | null; groupsOverridden?: true };
+      durationMs: number;
+    }
   | { event: 'mcp.resource_read'; outcome: string; resource: string; subject?: string; client?: string; session?: string; durationMs: number }
   | { event: 'mcp.prompt_get'; outcome: string; prompt: string; subject?: string; client?: string; session?: string; durationMs: number }
   | { event: 'mcp.completion'; outcome: string; ref: string; subject?: string; client?: string; session?: string; durationMs: number }
@@ -37,6 +47,7 @@ export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
     ...(call.caller.subject ? { subject: call.caller.subject } : {}),
     ...(call.caller.client ? { client: call.caller.client } : {}),
     ...(call.caller.session ? { session: call.caller.session } : {}),
+    ...(call.caller.editor ? { editor: { ...call.caller.editor } } : {}),
     durationMs: Math.round(call.durationMs),
   };
 }

@@ -30,6 +30,11 @@ export interface AuthConfiguration {
   };
   readonly store: Store;
   readonly clients: ClientResolver;
+  /**
+   * Whether a client metadata document at this URL would be accepted without fetching it (pinned, or
+   * on an allowed host): the editor's sidebar tells which clients can sign in. Absent: unknown.
+   */
+  readonly acceptsClientDocument?: (url: string) => boolean;
   createUpstream(redirectUri: string): UpstreamSignIn;
   readonly audit: AuditSink;
   readonly logger: Logger;

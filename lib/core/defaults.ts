@@ -37,6 +37,12 @@ export const DEFAULTS = Object.freeze({
   listPageSize: 500,
   /** The spec's cap on the values of one completion/complete answer. */
   maxCompletionValues: 100,
+  /** Finished calls the editor's MCP sidebar keeps per endpoint, in memory, newest first. */
+  recentCallsPerEndpoint: 20,
+  /** Endpoints whose recent calls are kept at once; the least recently called is forgotten first. */
+  recentCallsEndpoints: 64,
+  /** How long a "Try it" call from the editor may wait for its flow before the sidebar gives up. */
+  tryItTimeoutSeconds: 120,
   /** How long closing a listener may wait for open connections before they are cut. */
   listenerCloseGraceMs: 2_000,
 });

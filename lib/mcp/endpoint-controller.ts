@@ -66,6 +66,16 @@ export class EndpointController {
     return this.current;
   }
 
+  /** The serving endpoint (the editor's sidebar lists and tries its tools); undefined unless serving. */
+  get liveEndpoint(): McpEndpoint | undefined {
+    return this.endpoint;
+  }
+
+  /** The endpoint's validated settings (name, path, access, groups). */
+  get settings(): FlowServerSettings {
+    return this.options.settings;
+  }
+
   /** The endpoint's path (after defaults), as clients and audit lines name it. */
   get path(): string {
     return this.options.settings.path;

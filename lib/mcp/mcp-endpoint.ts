@@ -9,6 +9,7 @@ import {
   type AuthInfo,
   type CallToolRequest,
   type CallToolResult,
+  type ListToolsResult,
   type McpHttpHandler,
   type RequestId,
   type ServerContext,
@@ -306,6 +307,45 @@ export class McpEndpoint {
     await this.streamingAdapter(req, res, parsedBody);
   };
 
+  /** The tool `name` as this deploy serves it, if it does. */
+  toolNamed(name: string): ToolDefinition | undefined {
+    return this.catalog.find(name);
+  }
+
+  /** What `tools/list` shows right now (the catalog of the last deploy). */
+  get toolListing(): ListToolsResult {
+    return this.catalog.listResult;
+  }
+
+  /**
+   * One `tools/call` from the editor's sidebar, through the same SDK server, catalog, argument check,
+   * broker, flow and result checks as a client's call, and told to `onCallFinished` like one. Only the
+   * HTTP listener and the access policy are left out: the admin route has decided who may call.
+   * Resolves to the JSON-RPC response (a result, or a protocol error such as an unknown tool).
+   */
+  async callFromEditor(name: string, args: Record<string, unknown>, caller: CallerIdentity, signal: AbortSignal): Promise<EditorCallResponse> {
+    const exchange: Exchange = { caller, disconnected: signal };
+    const authInfo: AuthInfo = { token: '', clientId: caller.client ?? 'editor', scopes: [], extra: { [EXCHANGE_KEY]: exchange } };
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: EDITOR_ENVELOPE },
+    };
+    // The host is never dialled: the SDK reads the request's headers and method, not its origin.
+    const request = new Request(`http://editor.invalid${this.path}`, {
+      method: 'POST',
+      headers: { ...EDITOR_HEADERS, 'mcp-name': name },
+      body: JSON.stringify(body),
+    });
+    const response = await this.mcp.fetch(request, { authInfo, parsedBody: body });
+    const text = await response.text();
+    const parsed: unknown = text.trim().startsWith('{') ? JSON.parse(text) : parseEventStreamAnswer(text);
+    if (isPlainObject(parsed) && isPlainObject(parsed['result'])) return { result: parsed['result'] as CallToolResult };
+    const error = isPlainObject(parsed) && isPlainObject(parsed['error']) ? parsed['error'] : { code: -32603, message: `HTTP ${response.status}` };
+    return { error: { code: Number(error['code']), message: String(error['message']) } };
+  }
+
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
   settle(executionId: string, answer: { result?: unknown; error?: unknown }) {
     const settled = this.broker.settle(executionId, answer);
@@ -572,12 +612,13 @@ export class McpEndpoint {
       return finish(tool, outcome, projected, extra)!;
     }
 
-    const { subject, email, groups, client } = exchange?.caller ?? {};
+    const { subject, email, groups, client, editor } = exchange?.caller ?? {};
     const context: ExecutionContext = {
       ...(subject !== undefined ? { subject } : {}),
       ...(email !== undefined ? { email } : {}),
       ...(groups !== undefined ? { groups } : {}),
       ...(client !== undefined ? { client } : {}),
+      ...(editor !== undefined ? { editor } : {}),
       endpoint: this.path,
       tool: name,
       protocolVersion: protocolVersionOf(handlerCtx),
@@ -645,6 +686,28 @@ function brokerFieldsOf(call: ContentCall): { toolName: string; arguments: Recor
     case 'completion':
       return { toolName: call.ref.type === 'ref/prompt' ? call.ref.name : call.ref.uri, arguments: { [call.argument.name]: call.argument.value } };
   }
+}
+
+/** What the editor's call got back: the tool's result, or the JSON-RPC error a client would get. */
+export type EditorCallResponse = { readonly result: CallToolResult } | { readonly error: { readonly code: number; readonly message: string } };
+
+/** The 2026-07-28 envelope of an editor call: it names the editor as its client. */
+const EDITOR_ENVELOPE = Object.freeze({
+  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'node-red-editor', version: PACKAGE_VERSION },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+const EDITOR_HEADERS = Object.freeze({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+  'mcp-method': 'tools/call',
+});
+
+/** The last `data:` line of an event stream that carries the answer (a call that streamed first). */
+function parseEventStreamAnswer(text: string): unknown {
+  const data = text.split('\n').filter((line) => line.startsWith('data:')).pop();
+  return data ? JSON.parse(data.slice(5)) : undefined;
 }
 
 /** One `tools/call` or `tools/list` request (not a batch). */

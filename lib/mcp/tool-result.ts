@@ -83,7 +83,7 @@ export function describeFlowError(error: unknown): string {
   return JSON.stringify(error) ?? 'unknown error';
 }
 
-function argumentName(pointer: string): string {
+export function argumentName(pointer: string): string {
   if (pointer === '/') return '(arguments)';
   const path = pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   return path.join('.');

@@ -6,7 +6,10 @@ export interface ToolTelemetry {
   readonly kind: 'tool';
   readonly endpoint: string;
   readonly tool: string;
-  /** E-mail, else subject, of the signed-in caller; `unknown` without sign-in. Personal data. */
+  /**
+   * E-mail, else subject, of the signed-in caller; `editor:<Node-RED user>` for a Try-it call from the
+   * editor; `unknown` without sign-in. Personal data.
+   */
   readonly user: string;
   readonly client: string;
   /** `flow` for tools answered by a flow; get_flow's mode for the admin tool; `unknown` otherwise. */
@@ -23,7 +26,7 @@ export function toolTelemetry(call: CallFinished): ToolTelemetry {
     kind: 'tool',
     endpoint: call.endpoint,
     tool: call.tool,
-    user: call.caller.email ?? call.caller.subject ?? 'unknown',
+    user: call.caller.email ?? call.caller.subject ?? (call.caller.editor ? `editor:${call.caller.editor.user ?? 'anonymous'}` : 'unknown'),
     client: call.caller.client ?? 'unknown',
     mode: call.mode,
     status: call.outcome,

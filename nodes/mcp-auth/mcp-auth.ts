@@ -6,6 +6,7 @@ import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
 import { parseAuthConfig, type AuthCredentials } from '../../lib/auth/auth-settings.js';
 import { createClientResolver } from '../../lib/auth/client-resolver.js';
 import { parseConsentWithdrawal, withdrawConsent } from '../../lib/auth/consent/withdraw-consent.js';
+import { allowsUrlHost } from '../../lib/auth/clients/host-allow-list.js';
 import { isStorageUnavailable } from '../../lib/storage/store.js';
 import { createRegisteredClientLookup } from '../../lib/auth/registration/registered-clients.js';
 import { createUpstreamSignIn } from '../../lib/auth/upstream/upstream-sign-in.js';
@@ -56,6 +57,7 @@ export default function (RED: NodeAPI) {
           createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
           requestLog,
         ),
+        acceptsClientDocument: (url: string) => settings.pinnedClients.has(url) || allowsUrlHost(settings.allowList, url),
         createUpstream: (redirectUri: string) => createUpstreamSignIn(provider, redirectUri),
         ...(settings.refresh
           ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }

@@ -22,6 +22,8 @@ import { DEFAULTS } from '../../lib/core/defaults.js';
 import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
+import { sidebarEntry, registerSidebarRoutes } from './sidebar-routes.js';
+import { endpointDirectory } from '../../lib/editor/endpoint-directory.js';
 
 interface McpFlowServerDef extends NodeDef {
   serverName?: string;
@@ -48,6 +50,7 @@ export default function (RED: NodeAPI) {
   RED.events.on('flows:started', () => {
     deployGeneration += 1;
   });
+  registerSidebarRoutes(RED);
   const adminRoot = () => String((RED.settings as { httpAdminRoot?: unknown }).httpAdminRoot ?? '/').replace(/\/+$/, '');
   const adminTools = (runtimeNode: McpRuntimeNode, path: string): ToolDefinition[] => {
     const admin = runtimeNode.admin;
@@ -67,7 +70,10 @@ export default function (RED: NodeAPI) {
     RED.nodes.createNode(this, config);
     const node = this;
     const t = (key: string, params: Record<string, string | number> = {}) => RED._(`mcp-flow-server.${key}`, params);
+    // The sidebar shows the last failure; it stays after a recovery until the next deploy.
+    let lastError: { message: string; at: number } | undefined;
     const fail = (reason: string) => {
+      lastError = { message: reason, at: Date.now() };
       node.status({ fill: 'red', shape: 'ring', text: t('status.failed', { reason }) });
       node.error(reason);
     };
@@ -90,7 +96,18 @@ export default function (RED: NodeAPI) {
     let lastServing = '';
     // Sign-in storage (Redis) can drop while the endpoint serves: the status says so until it is back.
     let storage: Store | undefined;
+    let runtimeNode: McpRuntimeNode | null = null;
+    let authNode: McpAuthNode | null = null;
     const controller = createController();
+    const directoryEntry = sidebarEntry({
+      node: node as Node & { z?: string },
+      config,
+      controller,
+      runtime: () => runtimeNode,
+      auth: () => authNode,
+      lastError: () => lastError,
+    });
+    endpointDirectory.register(directoryEntry);
     // Only a serving endpoint's status shows storage; a failed one keeps its own (and logs it once).
     const stopWatchingStorage = storage?.onState(() => {
       if (controller?.state.state === 'serving') showState(controller.state);
@@ -154,6 +171,7 @@ export default function (RED: NodeAPI) {
     });
 
     node.on('close', (removed: boolean, done: () => void) => {
+      endpointDirectory.unregister(directoryEntry);
       RED.events.removeListener('flows:started', onFlowsStarted);
       stopWatchingStorage?.();
       requestLog.flush();
@@ -163,7 +181,7 @@ export default function (RED: NodeAPI) {
     });
 
     function createController(): EndpointController | undefined {
-      const runtimeNode = RED.nodes.getNode(config.runtime ?? '') as McpRuntimeNode | null;
+      runtimeNode = RED.nodes.getNode(config.runtime ?? '') as McpRuntimeNode | null;
       if (!runtimeNode) {
         fail(t('errors.noRuntime'));
         return undefined;
@@ -180,7 +198,7 @@ export default function (RED: NodeAPI) {
         fail(describe(error));
         return undefined;
       }
-      const authNode = config.auth ? (RED.nodes.getNode(config.auth) as McpAuthNode | null) : null;
+      authNode = config.auth ? (RED.nodes.getNode(config.auth) as McpAuthNode | null) : null;
       if (settings.access === 'oauth' && authNode && !authNode.configuration) {
         fail(t('errors.invalidAuth', { reason: authNode.configError ?? '' }));
         return undefined;
@@ -191,6 +209,7 @@ export default function (RED: NodeAPI) {
         return undefined;
       }
       node.status({ fill: 'yellow', shape: 'ring', text: t('status.starting') });
+      const telemetry = runtimeNode.telemetry;
       const signedIn = settings.access === 'oauth';
       if (signedIn) storage = authNode?.configuration?.store;
       // Tasks live where the endpoint's other state lives, so every instance behind a load balancer
@@ -236,16 +255,17 @@ export default function (RED: NodeAPI) {
         executeContent: (executionId, call) => node.send({ ...requestMessage(executionId, call) } as NodeMessage),
         onContentAbandoned: (executionId, reason, call) => node.send({ ...cancelMessage(executionId, reason, call) } as NodeMessage),
         onContentFinished: (event) => {
-          if (runtimeNode.telemetry?.wantsContent) runtimeNode.telemetry.publish(contentTelemetry(event));
+          if (telemetry?.wantsContent) telemetry.publish(contentTelemetry(event));
           if (signedIn) audit(contentAudit(event));
         },
-        measureResponses: () => runtimeNode.telemetry?.hasSubscriber ?? false,
-        measureContentResponses: () => runtimeNode.telemetry?.wantsContent ?? false,
+        measureResponses: () => telemetry?.hasSubscriber ?? false,
+        measureContentResponses: () => telemetry?.wantsContent ?? false,
         onCallFinished: (call) => {
-          // Built only for a listener: most runtimes have no metrics node.
-          if (runtimeNode.telemetry?.hasSubscriber) runtimeNode.telemetry.publish(toolTelemetry(call));
-          // Calls are audited where there is someone to audit: on endpoints with sign-in.
-          const line = signedIn ? toolCallAudit(call) : undefined;
+          // Always published: the editor's sidebar keeps the last few calls even without a metrics node.
+          telemetry?.publish(toolTelemetry(call));
+          // Calls are audited where there is someone to audit: on endpoints with sign-in, and every
+          // call an editor user started from the sidebar.
+          const line = signedIn || call.caller.editor ? toolCallAudit(call) : undefined;
           if (line) audit(line);
         },
         onState: (state) => showState(state),

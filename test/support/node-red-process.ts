@@ -38,9 +38,10 @@ export interface StartOptions {
   readonly env?: Record<string, string>;
   /**
    * Turns on Node-RED's adminAuth with two bearer tokens: `write` (all permissions, used by this
-   * harness to deploy) and `read` (flows.read only, what get_flow is given).
+   * harness to deploy) and `read` (flows.read only, what get_flow is given); `viewer`, when given, is
+   * an editor user with Node-RED's `read` permission (can look at everything, change nothing).
    */
-  readonly adminTokens?: { readonly write: string; readonly read: string };
+  readonly adminTokens?: { readonly write: string; readonly read: string; readonly viewer?: string };
   /** The editor/admin port; a free one when absent. */
   readonly uiPort?: number;
   /** Node credentials by node id, written to flows_cred.json (unencrypted: credentialSecret is false). */
@@ -69,7 +70,8 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
   const adminAuth = options.adminTokens
     ? `settings.adminAuth = { type: 'credentials', users: [], tokens: (token) => Promise.resolve(
         token === ${JSON.stringify(options.adminTokens.write)} ? { username: 'harness', permissions: '*' } :
-        token === ${JSON.stringify(options.adminTokens.read)} ? { username: 'mcp-reader', permissions: ['flows.read'] } : null) };\n`
+        token === ${JSON.stringify(options.adminTokens.read)} ? { username: 'mcp-reader', permissions: ['flows.read'] } :
+        token === ${JSON.stringify(options.adminTokens.viewer ?? null)} ? { username: 'viewer', permissions: 'read' } : null) };\n`
     : '';
   writeFileSync(join(userDir, 'settings.js'), `const settings = ${JSON.stringify(settings)};\n${adminAuth}module.exports = settings;\n`);
   const adminHeaders: Record<string, string> = options.adminTokens ? { authorization: `Bearer ${options.adminTokens.write}` } : {};

@@ -79,3 +79,12 @@ export function parseHostAllowList(text: string): HostAllowList {
     },
   });
 }
+
+/** Whether the host of `url` is on the list; false for anything that is not a URL. */
+export function allowsUrlHost(allowList: HostAllowList, url: string): boolean {
+  try {
+    return allowList.allows(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}

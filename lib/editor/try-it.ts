@@ -1,0 +1,95 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallerIdentity } from '../access/access-policy.js';
+import type { FlowServerSettings } from '../config/flow-server-config.js';
+import { McpPaletteError } from '../core/errors.js';
+import { isPlainObject } from '../core/is-plain-object.js';
+import type { EditorCallResponse } from '../mcp/mcp-endpoint.js';
+import type { ToolDefinition } from '../mcp/tool-definition.js';
+import { argumentName } from '../mcp/tool-result.js';
+
+/** One "Try it" request from the editor's sidebar, checked. */
+export interface TryItRequest {
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  /** The editor user confirmed running the tool on an OAuth endpoint limited to groups. */
+  readonly confirmGroups: boolean;
+}
+
+/** The largest raw-JSON arguments text accepted: the same bound as an MCP request body. */
+const MAX_ARGUMENTS_TEXT = 256 * 1024;
+
+/**
+ * Reads the admin route's body: `tool`, and the arguments either as an object (`arguments`, from the
+ * generated form) or as the text the user typed (`argumentsJson`, the raw-JSON alternative).
+ * Throws McpPaletteError codes the node file translates: `try_no_tool`, `try_invalid_json`,
+ * `try_arguments_not_object`.
+ */
+export function parseTryItRequest(body: unknown): TryItRequest {
+  const fields = isPlainObject(body) ? body : {};
+  const tool = typeof fields['tool'] === 'string' ? fields['tool'].trim() : '';
+  if (tool === '') throw new McpPaletteError('try_no_tool', 'no tool named');
+  let args: unknown = fields['arguments'] ?? {};
+  if (typeof fields['argumentsJson'] === 'string') {
+    const text = fields['argumentsJson'];
+    if (text.length > MAX_ARGUMENTS_TEXT) throw new McpPaletteError('try_invalid_json', 'arguments too long', { reason: `longer than ${MAX_ARGUMENTS_TEXT} characters` });
+    try {
+      args = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (error) {
+      throw new McpPaletteError('try_invalid_json', 'arguments are not JSON', { reason: error instanceof Error ? error.message : 'parse error' });
+    }
+  }
+  // MCP arguments are always an object; the SDK would refuse anything else as a protocol fault.
+  if (!isPlainObject(args)) throw new McpPaletteError('try_arguments_not_object', 'arguments must be a JSON object', { type: Array.isArray(args) ? 'array' : args === null ? 'null' : typeof args });
+  return { tool, arguments: args, confirmGroups: fields['confirmGroups'] === true };
+}
+
+/**
+ * Who a Try-it call runs as, by the sidebar's rule:
+ * - Local access: the editor user, like any program on this machine could call it.
+ * - OAuth access without groups: the editor user stands in for a signed-in user.
+ * - OAuth access with groups: only when the editor user confirmed it for this call; the call is then
+ *   marked `groupsOverridden` in `msg.mcp.editor` and in the audit line.
+ * The caller never carries a subject, e-mail or groups, so a flow that checks them itself still
+ * refuses; `msg.mcp.client` is `editor`. Throws `try_groups_confirmation` when confirmation is missing.
+ */
+export function editorCaller(settings: Pick<FlowServerSettings, 'access' | 'groups'>, user: string | null, confirmGroups: boolean): CallerIdentity {
+  const limited = settings.access === 'oauth' && settings.groups.length > 0;
+  if (limited && !confirmGroups) {
+    throw new McpPaletteError('try_groups_confirmation', 'endpoint limited to groups', { groups: settings.groups.join(', ') });
+  }
+  return { client: 'editor', editor: limited ? { user, groupsOverridden: true } : { user } };
+}
+
+export type TryItStatus = 'success' | 'error' | 'invalid_arguments' | 'protocol_error';
+
+/** What the sidebar shows for one run. */
+export interface TryItOutcome {
+  readonly status: TryItStatus;
+  readonly durationMs: number;
+  readonly result?: CallToolResult;
+  /** The arguments check, one line per problem (argument name and message), when it refused. */
+  readonly problems?: readonly { readonly argument: string; readonly message: string }[];
+  /** A JSON-RPC error the endpoint answered with (an unknown tool, a busy endpoint). */
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
+/** The endpoint side a Try-it call needs (McpEndpoint provides it). */
+export interface TryItEndpoint {
+  toolNamed(name: string): Pick<ToolDefinition, 'checkArguments'> | undefined;
+  callFromEditor(name: string, args: Record<string, unknown>, caller: CallerIdentity, signal: AbortSignal): Promise<EditorCallResponse>;
+}
+
+/** Runs one checked request through the endpoint and describes how it ended. */
+export async function runTryIt(endpoint: TryItEndpoint, request: TryItRequest, caller: CallerIdentity, signal: AbortSignal): Promise<TryItOutcome> {
+  const startedAt = performance.now();
+  // The endpoint refuses these arguments itself (and counts the refusal); the list is for the form.
+  const problems = (endpoint.toolNamed(request.tool)?.checkArguments(request.arguments) ?? []).map((problem) => ({
+    argument: argumentName(problem.pointer),
+    message: problem.message,
+  }));
+  const answer = await endpoint.callFromEditor(request.tool, request.arguments, caller, signal);
+  const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
+  if ('error' in answer) return { status: 'protocol_error', durationMs, error: answer.error };
+  if (problems.length > 0) return { status: 'invalid_arguments', durationMs, result: answer.result, problems };
+  return { status: answer.result.isError ? 'error' : 'success', durationMs, result: answer.result };
+}
