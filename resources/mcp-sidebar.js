@@ -564,15 +564,36 @@
     });
     RED.actions.add("flowmcp:show-mcp-tab", function () { RED.sidebar.show("flowmcp-sidebar"); });
     // Endpoints start after a deploy and report through their node status: both refresh the list.
-    RED.events.on("deploy", function () { refreshSoon(true); });
-    // Calls from clients leave no trace in the editor otherwise: the open tab looks every few seconds.
-    setInterval(function () { refreshSoon(false); }, POLL_MS);
-    RED.comms.subscribe("status/#", function (topic) {
+    function onDeploy() {
+        refreshSoon(true);
+    }
+    function onStatus(topic) {
         var node = RED.nodes.node(topic.slice("status/".length));
         if (node && node.type === FLOW_SERVER) {
             refreshSoon();
         }
-    });
+    }
+    RED.events.on("deploy", onDeploy);
+    RED.comms.subscribe("status/#", onStatus);
+    // Calls from clients leave no trace in the editor otherwise: the open tab looks every few seconds.
+    var poll = setInterval(function () { refreshSoon(false); }, POLL_MS);
+
+    // The tab belongs to the palette: disabling or removing it in the Palette Manager removes the tab
+    // (enabling it again loads this file anew).
+    function onTypeRemoved(type) {
+        if (type !== FLOW_SERVER) {
+            return;
+        }
+        clearInterval(poll);
+        clearTimeout(pending);
+        RED.events.off("deploy", onDeploy);
+        RED.events.off("registry:node-type-removed", onTypeRemoved);
+        RED.comms.unsubscribe("status/#", onStatus);
+        RED.actions.remove("flowmcp:show-mcp-tab");
+        RED.sidebar.removeTab("flowmcp-sidebar");
+        delete window.flowmcpSidebar;
+    }
+    RED.events.on("registry:node-type-removed", onTypeRemoved);
 
     window.flowmcpSidebar = { refresh: refresh };
 })();
