@@ -57,7 +57,13 @@ describe('the packed tarball', () => {
       const template = readFileSync(join(repoRoot, 'nodes', type, `${type}.html`), 'utf8');
       for (const [, icon] of template.matchAll(/\bicon:\s*"([^"]+)"/g)) need(`${dir}/icons/${icon}`);
     }
+    // Every script a template loads from the package's resources/ folder.
+    for (const type of Object.keys(manifest['node-red'].nodes)) {
+      const template = readFileSync(join(repoRoot, 'nodes', type, `${type}.html`), 'utf8');
+      for (const [, script] of template.matchAll(/src="resources\/@flowmcp\/node-red-mcp\/([^"]+)"/g)) need(`resources/${script}`);
+    }
     need('resources/mcp-editor.js');
+    need('resources/mcp-sidebar.js');
     for (const example of readdirSync(join(repoRoot, 'examples'))) need(`examples/${example}`);
     assert.deepEqual(missing, [], 'files missing from the tarball');
   });

@@ -159,6 +159,23 @@ describe(`MCP sidebar admin routes on ${nodeRedPackage}`, () => {
     assert.equal(anonymous.status, 401);
   });
 
+  it('shows an endpoint that failed, with its last error, and refuses Try it there', async () => {
+    const flows = await nodeRed.getFlows();
+    const clash = { ...flows.find((node) => node.id === LOCAL_SERVER)!, id: 'sb-clash', serverName: 'clash', wires: [[]] };
+    const since = nodeRed.output().length;
+    await nodeRed.deploy([...flows, clash]);
+    // The endpoint logs its failure when it reports it; the list reads the same state.
+    await nodeRed.waitForOutput(/path \/mcp is already served on port/, since);
+    const listed = (await endpoints()).find((e) => e.id === 'sb-clash');
+    assert.equal(listed.state, 'failed');
+    assert.match(listed.lastError.message, /path \/mcp is already served on port/);
+    assert.equal(typeof listed.lastError.at, 'number');
+    const refused = await tryIt('sb-clash', { tool: 'echo', arguments: { text: 'x' } });
+    assert.deepEqual([refused.status, refused.body.error], [409, 'try_not_serving']);
+    await nodeRed.deploy(flows);
+    assert.equal((await endpoints()).some((e) => e.id === 'sb-clash'), false, 'a removed endpoint leaves the list');
+  });
+
   it('answers 404 for an endpoint that is not deployed', async () => {
     const { status, body } = await tryIt('no-such-node', { tool: 'echo', arguments: {} });
     assert.deepEqual([status, body.error], [404, 'try_unknown_endpoint']);
