@@ -1,7 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../access/access-policy.js';
 import type { FlowServerSettings } from '../config/flow-server-config.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
+import { nestingExceeds } from '../http/read-json-rpc-body.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import type { EditorCallResponse } from '../mcp/mcp-endpoint.js';
 import type { ToolDefinition } from '../mcp/tool-definition.js';
@@ -15,14 +17,14 @@ export interface TryItRequest {
   readonly confirmGroups: boolean;
 }
 
-/** The largest raw-JSON arguments text accepted: the same bound as an MCP request body. */
-const MAX_ARGUMENTS_TEXT = 256 * 1024;
+/** A client's arguments sit three levels down in its request (message, params, arguments). */
+const ENVELOPE_DEPTH = 3;
 
 /**
  * Reads the admin route's body: `tool`, and the arguments either as an object (`arguments`, from the
  * generated form) or as the text the user typed (`argumentsJson`, the raw-JSON alternative).
  * Throws McpPaletteError codes the node file translates: `try_no_tool`, `try_invalid_json`,
- * `try_arguments_not_object`.
+ * `try_arguments_not_object`, `try_arguments_too_large`, `try_arguments_too_deep`.
  */
 export function parseTryItRequest(body: unknown): TryItRequest {
   const fields = isPlainObject(body) ? body : {};
@@ -31,16 +33,29 @@ export function parseTryItRequest(body: unknown): TryItRequest {
   let args: unknown = fields['arguments'] ?? {};
   if (typeof fields['argumentsJson'] === 'string') {
     const text = fields['argumentsJson'];
-    if (text.length > MAX_ARGUMENTS_TEXT) throw new McpPaletteError('try_invalid_json', 'arguments too long', { reason: `longer than ${MAX_ARGUMENTS_TEXT} characters` });
+    // Checked before parsing, with the limits a client's request body has.
+    checkSize(Buffer.from(text));
     try {
       args = text.trim() === '' ? {} : JSON.parse(text);
     } catch (error) {
       throw new McpPaletteError('try_invalid_json', 'arguments are not JSON', { reason: error instanceof Error ? error.message : 'parse error' });
     }
+  } else {
+    // The editor's own body limit is far larger than an endpoint's: a call from the sidebar gets no more room than a client's.
+    checkSize(Buffer.from(JSON.stringify(args) ?? ''));
   }
   // MCP arguments are always an object; the SDK would refuse anything else as a protocol fault.
   if (!isPlainObject(args)) throw new McpPaletteError('try_arguments_not_object', 'arguments must be a JSON object', { type: Array.isArray(args) ? 'array' : args === null ? 'null' : typeof args });
   return { tool, arguments: args, confirmGroups: fields['confirmGroups'] === true };
+}
+
+function checkSize(json: Buffer): void {
+  if (json.length > DEFAULTS.maxRequestBodyBytes) {
+    throw new McpPaletteError('try_arguments_too_large', 'arguments too large', { limit: DEFAULTS.maxRequestBodyBytes / 1024 });
+  }
+  if (nestingExceeds(json, DEFAULTS.maxRequestJsonDepth - ENVELOPE_DEPTH)) {
+    throw new McpPaletteError('try_arguments_too_deep', 'arguments nested too deeply', { limit: DEFAULTS.maxRequestJsonDepth - ENVELOPE_DEPTH });
+  }
 }
 
 /**

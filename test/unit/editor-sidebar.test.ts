@@ -91,7 +91,12 @@ describe('Try it', () => {
     assert.deepEqual(parseTryItRequest({ tool: 'echo', argumentsJson: '{"a":2}', confirmGroups: true }), { tool: 'echo', arguments: { a: 2 }, confirmGroups: true });
     assert.deepEqual(parseTryItRequest({ tool: 'echo', argumentsJson: '  ' }).arguments, {});
     assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', argumentsJson: '{"a":' })), 'try_invalid_json');
-    assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', argumentsJson: 'x'.repeat(256 * 1024 + 1) })), 'try_invalid_json');
+    assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', argumentsJson: `{"a":"${'x'.repeat(256 * 1024)}"}` })), 'try_arguments_too_large');
+    assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', arguments: { a: 'x'.repeat(256 * 1024) } })), 'try_arguments_too_large');
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', argumentsJson: deep(126) })), 'try_arguments_too_deep');
+    assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', arguments: JSON.parse(deep(126)) })), 'try_arguments_too_deep');
+    assert.equal(parseTryItRequest({ tool: 'echo', argumentsJson: deep(125) }).tool, 'echo');
     assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', argumentsJson: '[1]' })), 'try_arguments_not_object');
     assert.equal(codeOf(() => parseTryItRequest({ tool: 'echo', arguments: 'text' })), 'try_arguments_not_object');
     assert.equal(codeOf(() => parseTryItRequest({ arguments: {} })), 'try_no_tool');
