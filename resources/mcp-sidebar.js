@@ -148,7 +148,7 @@
         if (withTry) {
             card.append(renderTryIt(endpoint));
         }
-        card.append(renderRecent(endpoint.recentCalls || []));
+        card.append(renderRecent(endpoint.recentCalls || [], endpoint.access === "local"));
         return card;
     }
 
@@ -491,7 +491,8 @@
 
     // ---- Recent calls ------------------------------------------------------------------------
 
-    function renderRecent(calls) {
+    /** On a Local endpoint a caller without a client label is a local program; elsewhere it stays unknown. */
+    function renderRecent(calls, local) {
         var box = $('<div class="flowmcp-recent"></div>');
         $('<div class="flowmcp-section-title"></div>').text(t("recent.title")).appendTo(box);
         if (calls.length === 0) {
@@ -508,7 +509,7 @@
             var row = $('<tr class="flowmcp-recent-call"></tr>').attr("data-status", call.status).appendTo(rows);
             $("<td></td>").text(new Date(call.at).toLocaleTimeString()).appendTo(row);
             $('<td class="flowmcp-recent-tool"></td>').text(call.tool).appendTo(row);
-            $('<td class="flowmcp-recent-caller"></td>').text(call.caller === "unknown" ? t("recent.unknownCaller") : call.caller).appendTo(row);
+            $('<td class="flowmcp-recent-caller"></td>').text(call.caller === "unknown" && local ? t("recent.unknownCaller") : call.caller).appendTo(row);
             $('<td class="flowmcp-recent-status"></td>').text(call.status).appendTo(row);
             $("<td></td>").text(t("try.duration", { ms: formatMs(call.durationMs) })).appendTo(row);
         });
