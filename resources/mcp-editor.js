@@ -47,9 +47,17 @@
                 /^127(\.\d{1,3}){3}$/.test(h) || /^(?:0:0:0:0:0|:):ffff:127(\.\d{1,3}){3}$/.test(h);
         },
 
-        /** Where a runtime's endpoints are reached: its Base URL, else http://<bind address>:<port>. */
-        listenerUrl: function (host, port, baseUrl) {
+        /**
+         * Where a runtime's endpoints are reached: its Base URL, else http://<bind address>:<port>.
+         * On Node-RED's own server (server "node-red"): the Base URL, else the address this editor
+         * was loaded from, followed by httpNodeRoot.
+         */
+        listenerUrl: function (host, port, baseUrl, server) {
             var base = String(baseUrl || "").trim();
+            if (server === "node-red") {
+                var root = RED.settings && typeof RED.settings.httpNodeRoot === "string" ? RED.settings.httpNodeRoot : "/";
+                return (base || window.location.origin).replace(/\/+$/, "") + root.replace(/\/+$/, "");
+            }
             if (base) {
                 return base.replace(/\/+$/, "");
             }

@@ -4,6 +4,7 @@ import { DEFAULTS } from '../core/defaults.js';
 import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
 import { sendJsonRpcError } from '../http/responses.js';
 import type { AccessDecision, AccessPolicy } from './access-policy.js';
+import { isLoopbackHost } from './loopback.js';
 
 const LOCAL_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 const ANONYMOUS = Object.freeze({});
@@ -12,9 +13,10 @@ const ANONYMOUS = Object.freeze({});
  * Local access: no sign-in, so the only defence is that nobody else can reach the endpoint. The
  * listener binds loopback (checked when the endpoint starts), and Host/Origin are checked on every
  * request so a web page cannot reach it through DNS rebinding. A request without Origin is a
- * native client (Claude Code, Codex) and is let through.
+ * native client (Claude Code, Codex) and is let through. On Node-RED's own server, which may listen
+ * on every address, `loopbackPeersOnly` also refuses connections from other machines.
  */
-export function createLocalAccess(extraHostnames: readonly string[] = []): AccessPolicy {
+export function createLocalAccess(extraHostnames: readonly string[] = [], options: { readonly loopbackPeersOnly?: boolean } = {}): AccessPolicy {
   // Host and Origin are both compared by hostname, IPv6 in brackets ([::1]), so one list serves both.
   const allowed = [...new Set([...LOCAL_HOSTNAMES, ...extraHostnames.map(bracketIpv6)])];
   // A refused call counts in telemetry like an OAuth refusal; whether it was a tools/call is in its
@@ -30,6 +32,11 @@ export function createLocalAccess(extraHostnames: readonly string[] = []): Acces
   };
   return {
     check(req: IncomingMessage): AccessDecision | Promise<AccessDecision> {
+      // On a server this package did not bind (Node-RED's), a Host header proves nothing about who
+      // connected: anyone can write "localhost". The socket's peer (never X-Forwarded-For) decides.
+      if (options.loopbackPeersOnly && !isLoopbackHost(req.socket?.remoteAddress ?? '')) {
+        return refuse(req, 'Forbidden: Local access is served to this machine only');
+      }
       const host = validateHostHeader(req.headers.host ?? null, allowed);
       if (!host.ok) return refuse(req, `Forbidden: Host header is not a local address`);
       const originHeader = req.headers.origin;

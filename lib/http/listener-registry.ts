@@ -5,8 +5,9 @@ import { isLoopbackHost } from '../access/loopback.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError, describeError } from '../core/errors.js';
 import { sendJson } from './responses.js';
+import { pathOf, runRoute, type MountOptions, type MountedRoute, type RouteHandler, type RouteSite } from './route-site.js';
 
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+export type { MountOptions, MountedRoute, RouteHandler, RouteSite } from './route-site.js';
 
 export interface ListenerAddress {
   readonly port: number;
@@ -17,22 +18,6 @@ export interface ListenerAddress {
 export type ResolveHost = (host: string) => Promise<string>;
 
 const systemResolve: ResolveHost = async (host) => (await lookup(host)).address;
-
-export interface MountOptions {
-  /**
-   * Serve the route only if the listener really bound a loopback address. A name such as
-   * `mcp.localhost` passes as loopback by its spelling, but the system resolver decides what it
-   * binds; Local access must not be served on whatever address that turned out to be.
-   */
-  readonly loopbackOnly?: boolean;
-}
-
-/** What a mount returns: the only way to take the route down again. */
-export interface MountedRoute {
-  readonly address: ListenerAddress;
-  readonly path: string;
-  unmount(): Promise<void>;
-}
 
 /**
  * One `node:http` server per port, shared by every route on it (the Node-RED mqtt-broker pattern:
@@ -83,13 +68,7 @@ class SharedListener {
       sendJson(res, 404, { error: 'not_found' });
       return;
     }
-    Promise.resolve()
-      .then(() => handler(req, res))
-      .catch(() => {
-        // The handler owns its errors; this is the last guard, and it reveals nothing internal.
-        if (!res.headersSent) sendJson(res, 500, { error: 'internal_error' });
-        else res.destroy();
-      });
+    runRoute(handler, req, res);
   }
 
   close(): Promise<void> {
@@ -120,7 +99,7 @@ export class ListenerRegistry {
    * `listen_failed`, `local_bound_not_loopback`) instead of throwing from an event, so callers can
    * show it in node status.
    */
-  async mount(address: ListenerAddress, path: string, handler: RouteHandler, options: MountOptions = {}): Promise<MountedRoute> {
+  async mount(address: ListenerAddress, path: string, handler: RouteHandler, options: MountOptions = {}): Promise<MountedRoute & { readonly address: ListenerAddress }> {
     // A listener still closing from the previous deploy holds the port for a moment.
     await this.closing.get(address.port);
     let listener = this.listeners.get(address.port);
@@ -179,6 +158,11 @@ export class ListenerRegistry {
     return { address, path, unmount };
   }
 
+  /** The listener for `address` as a route site (opened by its first mount, closed with its last). */
+  site(address: ListenerAddress): RouteSite {
+    return { key: `port:${address.port}`, port: address.port, mount: (path, handler, options) => this.mount(address, path, handler, options) };
+  }
+
   /** The port actually bound (differs from the requested one only for port 0, used by tests). */
   boundPort(port: number): number | undefined {
     const info = this.listeners.get(port)?.server.address();
@@ -190,12 +174,6 @@ export class ListenerRegistry {
 export const listenerRegistry = new ListenerRegistry();
 
 const notServed: RouteHandler = (_req, res) => sendJson(res, 404, { error: 'not_found' });
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
 
 function listenError(address: ListenerAddress, error: NodeJS.ErrnoException): McpPaletteError {
   const where = `${address.host}:${address.port}`;

@@ -4,7 +4,7 @@ import { endpointUrl, type RuntimeSettings } from '../config/runtime-config.js';
 import { McpPaletteError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
-import type { ListenerRegistry, MountedRoute } from '../http/listener-registry.js';
+import type { MountedRoute, RouteSite } from '../http/route-site.js';
 import type { CancelReason } from '../execution/cancellation.js';
 import type { LogLine, ProgressReport } from './call-stream.js';
 import { McpEndpoint, type CallFinished, type McpEndpointOptions, type ExecutionContext, type LogDelivery, type ProgressDelivery } from './mcp-endpoint.js';
@@ -24,7 +24,8 @@ export type EndpointState =
 export interface EndpointControllerOptions {
   readonly settings: FlowServerSettings;
   readonly runtime: RuntimeSettings;
-  readonly listeners: ListenerRegistry;
+  /** Where the endpoint is served: a listener of its own (by port) or Node-RED's own server. */
+  readonly site: RouteSite;
   readonly tools: ToolRegistry;
   /** Tools the palette itself answers on this endpoint (get_flow on the admin endpoint). */
   readonly builtInTools?: readonly ToolDefinition[];
@@ -136,7 +137,7 @@ export class EndpointController {
     const { settings, runtime, logger } = this.options;
     this.report({ state: 'starting' });
     try {
-      this.access = await resolveAccess(settings, runtime, this.options.access);
+      this.access = await resolveAccess(settings, runtime, this.options.site, this.options.access);
       const endpoint = new McpEndpoint({
         serverName: settings.serverName,
         path: settings.path,
@@ -155,8 +156,9 @@ export class EndpointController {
       });
       this.loadCatalogs(endpoint);
       // Local access has no sign-in: it is served only where nobody else can reach it.
-      this.route = await this.options.listeners.mount({ port: runtime.port, host: runtime.host }, settings.path, endpoint.handle, {
+      this.route = await this.options.site.mount(settings.path, endpoint.handle, {
         loopbackOnly: settings.access === 'local',
+        onYield: (error) => void this.yieldTo(error),
       });
       this.endpoint = endpoint;
       this.report(this.serving(endpoint));
@@ -166,6 +168,15 @@ export class EndpointController {
       const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
       this.report({ state: 'failed', error: failure });
     }
+  }
+
+  /** A later deploy gave the path to a route of Node-RED's: stop, and say why in the status. */
+  private yieldTo(error: McpPaletteError): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.endpoint) return;
+      await this.close(error.message);
+      this.report({ state: 'failed', error });
+    });
   }
 
   private loadCatalogs(endpoint: McpEndpoint): void {

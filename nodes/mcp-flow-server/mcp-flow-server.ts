@@ -5,7 +5,6 @@ import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import { contentAudit, formatAuditLine, toolCallAudit, type AuditEvent } from '../../lib/auth/audit.js';
 import { authRegistry } from '../../lib/auth/bridge/auth-registry.js';
-import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import { EndpointController, type EndpointState } from '../../lib/mcp/endpoint-controller.js';
 import { toolRegistry } from '../../lib/mcp/tool-registry.js';
 import { contentRegistry } from '../../lib/mcp/content/content-registry.js';
@@ -186,7 +185,7 @@ export default function (RED: NodeAPI) {
         fail(t('errors.noRuntime'));
         return undefined;
       }
-      if (!runtimeNode.settings) {
+      if (!runtimeNode.settings || !runtimeNode.site) {
         fail(t('errors.invalidRuntime', { reason: runtimeNode.configError ?? '' }));
         return undefined;
       }
@@ -219,10 +218,10 @@ export default function (RED: NodeAPI) {
       return new EndpointController({
         settings,
         runtime: runtimeNode.settings,
-        listeners: listenerRegistry,
+        site: runtimeNode.site,
         tools: toolRegistry,
         builtInTools: adminTools(runtimeNode, settings.path),
-        access: { auth: authNode?.configuration, authRegistry, audit },
+        access: { auth: authNode?.configuration, authRegistry, audit, nodeRedAuth: runtimeNode.nodeRedAuth ?? false },
         logger: loggerOf(node),
         execute: (request, context) => {
           node.send({

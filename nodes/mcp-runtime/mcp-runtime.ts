@@ -1,9 +1,14 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { parseAdminSettings, parseRuntimeConfig, type AdminSettings, type RuntimeSettings } from '../../lib/config/runtime-config.js';
+import { parseAdminSettings, parseRuntimeConfig, type AdminSettings, type NodeRedServer, type RuntimeSettings } from '../../lib/config/runtime-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
+import { hostRouteTable, type HostRouteTable } from '../../lib/http/host-routes.js';
+import { listenerRegistry } from '../../lib/http/listener-registry.js';
+import type { RouteSite } from '../../lib/http/route-site.js';
 import { TelemetryBus } from '../../lib/telemetry/telemetry-bus.js';
+import { nodeRedHttpServer, type ExpressLikeApp } from './node-red-http.js';
 
 interface McpRuntimeDef extends NodeDef {
+  server?: string;
   port?: string | number;
   host?: string;
   baseUrl?: string;
@@ -17,23 +22,69 @@ export interface McpRuntimeNode extends Node<{ adminToken?: unknown }> {
   settings?: RuntimeSettings;
   admin?: AdminSettings;
   configError?: string;
+  /** Where this runtime's endpoints and OAuth routes are mounted (own listener or Node-RED's server). */
+  site?: RouteSite;
+  /** True when Node-RED's httpNodeAuth guards its HTTP node routes (one-port mode only). */
+  nodeRedAuth?: boolean;
   /** Every endpoint on this runtime publishes one event per tools/call; one metrics node listens. */
   telemetry?: TelemetryBus;
 }
 
+interface NodeRedHttpSettings {
+  httpNodeRoot?: unknown;
+  httpNodeAuth?: unknown;
+  uiPort?: unknown;
+  uiHost?: unknown;
+}
+
 export default function (RED: NodeAPI) {
+  const httpSettings = () => RED.settings as unknown as NodeRedHttpSettings;
+  const nodeRedServer = (): NodeRedServer => {
+    const { httpNodeRoot, uiPort, uiHost } = httpSettings();
+    return {
+      // Node-RED's launcher normalises httpNodeRoot; an embedding application may leave it unset ("/").
+      root: httpNodeRoot === false ? false : typeof httpNodeRoot === 'string' && httpNodeRoot !== '' ? httpNodeRoot : '/',
+      port: typeof uiPort === 'number' ? uiPort : typeof uiPort === 'string' && /^\d+$/.test(uiPort) ? Number(uiPort) : undefined,
+      host: typeof uiHost === 'string' ? uiHost : undefined,
+    };
+  };
+  // One table (and one dispatcher on RED.httpNode) for the life of this Node-RED, however many
+  // runtimes use it and however often flows are redeployed.
+  let table: HostRouteTable | undefined;
+  const nodeRedSite = (): HostRouteTable => {
+    const app = RED.httpNode as unknown as ExpressLikeApp;
+    table ??= hostRouteTable(app, nodeRedHttpServer(app, () => RED.log.info(RED._('mcp-runtime.log.dispatcherInstalled', { root: String(nodeRedServer().root) }))));
+    return table;
+  };
+
   function McpRuntime(this: McpRuntimeNode, config: McpRuntimeDef) {
     RED.nodes.createNode(this, config);
+    const node = this;
     this.telemetry = new TelemetryBus();
     try {
-      this.settings = parseRuntimeConfig(config as unknown as Record<string, unknown>);
+      this.settings = parseRuntimeConfig(config as unknown as Record<string, unknown>, nodeRedServer());
       this.admin = parseAdminSettings(config as unknown as Record<string, unknown>, this.credentials);
     } catch (error) {
       if (!(error instanceof McpPaletteError)) throw error;
       this.settings = undefined;
       this.configError = RED._(`mcp-runtime.errors.${catalogKey(error.code)}`, { ...error.params });
       this.error(this.configError);
+      return;
     }
+    if (this.settings.server === 'own') {
+      this.site = listenerRegistry.site({ port: this.settings.port, host: this.settings.host });
+      return;
+    }
+    const site = nodeRedSite();
+    this.site = site;
+    this.nodeRedAuth = Boolean(httpSettings().httpNodeAuth);
+    // A deploy may add an http in route on a path served here: the MCP route gives way and says so.
+    const recheck = () => site.recheck();
+    RED.events.on('flows:started', recheck);
+    node.on('close', (_removed: boolean, done: () => void) => {
+      RED.events.removeListener('flows:started', recheck);
+      done();
+    });
   }
   RED.nodes.registerType('mcp-runtime', McpRuntime, { credentials: { adminToken: { type: 'password' } } });
 }

@@ -14,8 +14,8 @@ async function localEndpointResolvingTo(address: string) {
   const states: EndpointState[] = [];
   const controller = new EndpointController({
     settings: parseFlowServerConfig({ serverName: 'local', path: '/mcp', access: 'local', maxConcurrent: '4' }),
-    runtime: { port, host: 'mcp.localhost', baseUrl: undefined, trustedProxies: [] },
-    listeners: new ListenerRegistry({ resolveHost: async () => address }),
+    runtime: { server: 'own', port, host: 'mcp.localhost', pathPrefix: '', baseUrl: undefined, trustedProxies: [] },
+    site: new ListenerRegistry({ resolveHost: async () => address }).site({ port, host: 'mcp.localhost' }),
     tools: new ToolRegistry(),
     // Local access never reaches the sign-in registry.
     access: { auth: undefined, authRegistry: undefined as unknown as AuthRegistry, audit: () => {} },

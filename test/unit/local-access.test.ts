@@ -128,3 +128,30 @@ describe('createLocalAccess', () => {
     assert.match(body.error.message, /Origin/);
   });
 });
+
+describe('createLocalAccess on a server this package did not bind (loopbackPeersOnly)', () => {
+  const from = (remoteAddress: string | undefined, host = 'localhost:1880') =>
+    ({ headers: { host }, socket: { remoteAddress } }) as unknown as IncomingMessage;
+  const policy = createLocalAccess([], { loopbackPeersOnly: true });
+
+  for (const peer of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+    it(`lets a loopback peer ${peer} in`, async () => {
+      assert.equal((await policy.check(from(peer))).allowed, true);
+    });
+  }
+
+  for (const peer of ['172.17.0.1', '192.168.1.20', '::ffff:10.0.0.2', undefined]) {
+    it(`refuses peer ${String(peer)} even with Host localhost, with a 403 JSON-RPC error`, async () => {
+      const decision = await policy.check(from(peer));
+      assert.equal(decision.allowed, false);
+      const { res, written } = recordingResponse();
+      if (!decision.allowed) decision.reject(res);
+      assert.equal(written.status, 403);
+      assert.match(String(written.body), /this machine only/);
+    });
+  }
+
+  it('still checks Host for a loopback peer', async () => {
+    assert.equal((await policy.check(from('127.0.0.1', 'evil.com'))).allowed, false);
+  });
+});

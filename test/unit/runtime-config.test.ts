@@ -13,11 +13,11 @@ function assertCode(config: Record<string, unknown>, code: string): void {
 
 describe('parseRuntimeConfig', () => {
   it('defaults to 127.0.0.1:1881 without a base URL', () => {
-    assert.deepEqual(parseRuntimeConfig({}), { port: 1881, host: '127.0.0.1', baseUrl: undefined, trustedProxies: [] });
+    assert.deepEqual(parseRuntimeConfig({}), { server: 'own', port: 1881, host: '127.0.0.1', pathPrefix: '', baseUrl: undefined, trustedProxies: [] });
   });
 
   it('uses the defaults for blank or null fields, as an untouched editor saves them', () => {
-    const defaults = { port: 1881, host: '127.0.0.1', baseUrl: undefined, trustedProxies: [] };
+    const defaults = { server: 'own', port: 1881, host: '127.0.0.1', pathPrefix: '', baseUrl: undefined, trustedProxies: [] };
     assert.deepEqual(parseRuntimeConfig({ port: '', host: '', baseUrl: '', trustedProxies: '' }), defaults);
     assert.deepEqual(parseRuntimeConfig({ port: null, host: null, baseUrl: null, trustedProxies: null }), defaults);
   });
@@ -68,6 +68,39 @@ describe('parseRuntimeConfig', () => {
   it('returns a frozen result', () => {
     assert.ok(Object.isFrozen(parseRuntimeConfig({})));
     assert.ok(Object.isFrozen(parseRuntimeConfig({ trustedProxies: '10.0.0.1' }).trustedProxies));
+  });
+});
+
+describe('parseRuntimeConfig on Node-RED\'s own server (one-port mode)', () => {
+  const nodeRed = { root: '/', port: 1880, host: undefined };
+
+  it('keeps an own listener for flows saved before the option existed, and for "own"', () => {
+    assert.equal(parseRuntimeConfig({}, nodeRed).server, 'own');
+    assert.equal(parseRuntimeConfig({ server: '' }, nodeRed).server, 'own');
+    assert.equal(parseRuntimeConfig({ server: 'own', port: 9000 }, nodeRed).port, 9000);
+  });
+
+  it('takes port and address from Node-RED, not from the form, and the prefix from httpNodeRoot', () => {
+    const runtime = parseRuntimeConfig({ server: 'node-red', port: 9000, host: '127.0.0.1' }, { root: '/api/', port: 1880, host: '0.0.0.0' });
+    assert.equal(runtime.server, 'node-red');
+    assert.equal(runtime.port, 1880);
+    assert.equal(runtime.host, 'localhost', 'an address listening everywhere is shown as localhost');
+    assert.equal(runtime.pathPrefix, '/api');
+    assert.equal(endpointUrl(runtime, '/mcp'), 'http://localhost:1880/api/mcp');
+  });
+
+  it('puts httpNodeRoot after the Base URL, which is the address of Node-RED itself', () => {
+    const runtime = parseRuntimeConfig({ server: 'node-red', baseUrl: 'https://red.example.com' }, { root: '/', port: undefined, host: undefined });
+    assert.equal(runtime.pathPrefix, '');
+    assert.equal(runtime.port, 1880, "Node-RED's default port when settings.js names none");
+    assert.equal(endpointUrl(runtime, '/mcp'), 'https://red.example.com/mcp');
+    assert.equal(endpointUrl(parseRuntimeConfig({ server: 'node-red', baseUrl: 'https://red.example.com/' }, { ...nodeRed, root: '/nodes/' }), '/mcp'), 'https://red.example.com/nodes/mcp');
+  });
+
+  it('refuses when Node-RED serves no HTTP node routes, when it is unknown, and an unknown mode', () => {
+    assert.throws(() => parseRuntimeConfig({ server: 'node-red' }, { root: false, port: 1880, host: undefined }), (error: unknown) => error instanceof McpPaletteError && error.code === 'node_red_http_disabled');
+    assertCode({ server: 'node-red' }, 'node_red_server_unavailable');
+    assertCode({ server: 'shared' }, 'invalid_server');
   });
 });
 

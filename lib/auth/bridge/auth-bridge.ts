@@ -1,6 +1,7 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
 import { createClientAddressOf } from '../../http/client-address.js';
-import type { ListenerAddress, ListenerRegistry, MountedRoute } from '../../http/listener-registry.js';
+import type { MountedRoute, RouteSite } from '../../http/route-site.js';
+import type { McpPaletteError } from '../../core/errors.js';
 import type { AuditSink } from '../audit.js';
 import type { AuthConfiguration } from '../auth-configuration.js';
 import { createAuthorizeHandler } from './authorize.js';
@@ -30,8 +31,7 @@ export class AuthBridge {
   constructor(
     readonly auth: AuthConfiguration,
     readonly issuer: string,
-    private readonly address: ListenerAddress,
-    private readonly listeners: ListenerRegistry,
+    private readonly site: RouteSite,
     readonly trustedProxies: readonly string[] = [],
   ) {
     const paths = routePaths(auth.slug);
@@ -79,6 +79,11 @@ export class AuthBridge {
     };
   }
 
+  /** A route given up to one of Node-RED's (see HostRouteTable.recheck): said once, in the log. */
+  readonly onRouteYielded = (error: McpPaletteError) => {
+    this.auth.logger.warn(`${error.message}: this OAuth route is no longer served; give the other route another path`);
+  };
+
   get size(): number {
     return this.endpoints.size;
   }
@@ -107,7 +112,7 @@ export class AuthBridge {
         : []),
     ] as const;
     try {
-      for (const [path, handler] of handlers) this.routes.push(await this.listeners.mount(this.address, path, handler));
+      for (const [path, handler] of handlers) this.routes.push(await this.site.mount(path, handler, { onYield: this.onRouteYielded }));
     } catch (error) {
       await this.close();
       throw error;
@@ -116,10 +121,10 @@ export class AuthBridge {
 
   /** `audit` is the endpoint's own sink: token refusals are logged by the endpoint they hit. */
   async protect(endpoint: ProtectedEndpoint, audit: AuditSink): Promise<AccessPolicy> {
-    const route = await this.listeners.mount(
-      this.address,
+    const route = await this.site.mount(
       prmPathFor(endpoint),
       serveDocument(() => protectedResourceMetadata(endpoint.resource, this.issuer, this.auth.scopes, endpoint.serverName)),
+      { onYield: this.onRouteYielded },
     );
     this.endpoints.set(endpoint.resource, endpoint);
     this.endpointRoutes.set(endpoint.resource, route);
