@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
+import { holdBody } from './held-body.js';
+import { MAX_FORM_BYTES } from './read-form.js';
 import { pathOf, runRoute, type MountOptions, type MountedRoute, type RouteHandler, type RouteSite } from './route-site.js';
 
 export type NextFunction = (error?: unknown) => void;
@@ -10,8 +13,14 @@ export type HostMiddleware = (req: IncomingMessage, res: ServerResponse, next: N
  * to put one middleware in front of it, and a way to ask which of its own routes answer a path.
  */
 export interface HostServer {
-  /** Adds the dispatcher. Called once in the life of the host, however often flows are redeployed. */
-  install(dispatcher: HostMiddleware): void;
+  /** Where the host's routes are mounted on its server (Node-RED's httpNodeRoot), '/' for the root. */
+  readonly root: string;
+  /**
+   * Adds the dispatcher to the host's routes and `holdBodies` in front of everything else on the
+   * server (before any body parser of the host). Called once in the life of the host, however
+   * often flows are redeployed.
+   */
+  install(dispatcher: HostMiddleware, holdBodies: HostMiddleware): void;
   /**
    * How to name a route of the host itself (an `http in` node, another palette) that answers
    * `path`, or undefined when none does. Throws when the host's routes cannot be read.
@@ -47,7 +56,7 @@ export class HostRouteTable implements RouteSite {
     const conflict = this.conflictFor(path);
     if (conflict) throw conflict;
     if (!this.installed) {
-      this.host.install((req, res, next) => this.dispatch(req, res, next));
+      this.host.install((req, res, next) => this.dispatch(req, res, next), this.holdBodies());
       this.installed = true;
     }
     const route: HostRoute = { handler, onYield: options.onYield };
@@ -93,6 +102,24 @@ export class HostRouteTable implements RouteSite {
     return new McpPaletteError('node_red_route_conflict', `path ${path} is also answered by ${route} on Node-RED's HTTP server`, { path, route });
   }
 
+  /**
+   * Runs first on the whole server: a request for a path served here has its body read and held
+   * (see held-body), so whatever parses bodies on the way (Node-RED's admin app when httpAdminRoot
+   * is the same root) cannot consume it, and the route sees the exact bytes under its own limits.
+   */
+  private holdBodies(): HostMiddleware {
+    const prefix = this.host.root.replace(/\/+$/, '');
+    return (req, _res, next) => {
+      const path = pathOf(req.url);
+      const relative = prefix === '' ? path : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+      if (relative === undefined || !this.routes.has(relative) || !hasBody(req)) {
+        next();
+        return;
+      }
+      void holdBody(req, HOLD_LIMIT).then(() => next());
+    };
+  }
+
   private dispatch(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const route = this.routes.get(pathOf(req.url));
     if (!route) {
@@ -101,6 +128,14 @@ export class HostRouteTable implements RouteSite {
     }
     runRoute(route.handler, req, res);
   }
+}
+
+/** Every route's own limit is at most this; a larger body is refused by the route with its own answer. */
+const HOLD_LIMIT = Math.max(DEFAULTS.maxRequestBodyBytes, MAX_FORM_BYTES);
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 const tables = new WeakMap<object, HostRouteTable>();

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { heldBody } from './held-body.js';
 
 export class BodyTooLargeError extends Error {
   readonly limit: number;
@@ -11,6 +12,12 @@ export class BodyTooLargeError extends Error {
 
 /** Reads a request body up to `maxBytes`, stopping (not buffering further) as soon as it is exceeded. */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  // Read already, before the host's own body parsers could (one-port mode; see held-body).
+  const held = heldBody(req);
+  if (held !== undefined) {
+    if (held === 'too_large' || held.length > maxBytes) throw new BodyTooLargeError(maxBytes);
+    return held;
+  }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();

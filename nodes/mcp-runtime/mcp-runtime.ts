@@ -32,6 +32,7 @@ export interface McpRuntimeNode extends Node<{ adminToken?: unknown }> {
 
 interface NodeRedHttpSettings {
   httpNodeRoot?: unknown;
+  httpAdminRoot?: unknown;
   httpNodeAuth?: unknown;
   uiPort?: unknown;
   uiHost?: unknown;
@@ -53,7 +54,11 @@ export default function (RED: NodeAPI) {
   let table: HostRouteTable | undefined;
   const nodeRedSite = (): HostRouteTable => {
     const app = RED.httpNode as unknown as ExpressLikeApp;
-    table ??= hostRouteTable(app, nodeRedHttpServer(app, () => RED.log.info(RED._('mcp-runtime.log.dispatcherInstalled', { root: String(nodeRedServer().root) }))));
+    const root = String(nodeRedServer().root);
+    const adminRoot = httpSettings().httpAdminRoot;
+    // Mounted before httpNode, the editor answers its own paths first when it shares the root.
+    const editor = typeof adminRoot === 'string' ? { app: RED.httpAdmin as unknown as ExpressLikeApp, root: adminRoot } : undefined;
+    table ??= hostRouteTable(app, nodeRedHttpServer(app, root, () => RED.log.info(RED._('mcp-runtime.log.dispatcherInstalled', { root })), editor));
     return table;
   };
 

@@ -12,6 +12,18 @@ interface RouterLayer {
 
 export interface ExpressLikeApp {
   use(handler: HostMiddleware): unknown;
+  /** The app this one is mounted on (Express sets it); absent for the server's own app. */
+  readonly parent?: ExpressLikeApp;
+}
+
+function rootAppOf(app: ExpressLikeApp): ExpressLikeApp {
+  return app.parent ? rootAppOf(app.parent) : app;
+}
+
+function moveToFront(app: ExpressLikeApp, handler: HostMiddleware): void {
+  const stack = stackOf(app);
+  const index = stack?.findIndex((layer) => layer.handle === handler) ?? -1;
+  if (stack && index > 0) stack.unshift(...stack.splice(index, 1));
 }
 
 function stackOf(app: ExpressLikeApp): RouterLayer[] | undefined {
@@ -45,27 +57,62 @@ function describeLayer(layer: RouterLayer): string | undefined {
 
 /**
  * Node-RED's `httpNode` Express app as the host of one-port mode. The dispatcher goes to the front
- * of the app's stack (as Node-RED's own raw-body capture does), so where a redeploy adds `http in`
- * routes never changes which answers an MCP path; paths are kept apart by the conflict check.
+ * of the app's stack, and the body holder to the front of the server's root app (as Node-RED's own
+ * raw-body capture for `http in` does), so where a redeploy adds `http in` routes never changes
+ * which answers an MCP path; paths are kept apart by the conflict check.
  */
-export function nodeRedHttpServer(app: ExpressLikeApp, onInstalled: () => void): HostServer {
+/**
+ * First path segments of the editor and admin API, whose routes sit in sub-apps whose stacks
+ * Express 4 does not expose (the admin app's own stack is searched as well).
+ */
+const EDITOR_SEGMENTS = new Set(['auth', 'context', 'core', 'credentials', 'diagnostics', 'flow', 'flows', 'icons', 'library', 'locales', 'nodes', 'plugins', 'projects', 'red', 'settings', 'theme', 'types', 'vendor']);
+
+/** Node-RED's editor and admin API when they share the server with httpNode: it runs first. */
+export interface EditorApp {
+  readonly app: ExpressLikeApp;
+  /** httpAdminRoot. */
+  readonly root: string;
+}
+
+function searchStack(stack: RouterLayer[], path: string): string | undefined {
+  for (const layer of stack) {
+    const described = describeLayer(layer);
+    if (described === undefined || typeof layer.match !== 'function') continue;
+    if (layer.match(path)) return described;
+  }
+  return undefined;
+}
+
+/** The editor's route answering `absolutePath` (httpNodeRoot included), when the editor is in front of it. */
+function editorRouteAnswering(editor: EditorApp, absolutePath: string): string | undefined {
+  const prefix = editor.root.replace(/\/+$/, '');
+  if (prefix !== '' && !absolutePath.startsWith(`${prefix}/`)) return undefined;
+  const path = absolutePath.slice(prefix.length);
+  const segment = path.split('/')[1] ?? '';
+  if (EDITOR_SEGMENTS.has(segment.toLowerCase())) return `the editor's /${segment} routes`;
+  const stack = stackOf(editor.app);
+  const found = stack ? searchStack(stack, path) : undefined;
+  return found === undefined ? undefined : `the editor's ${found}`;
+}
+
+export function nodeRedHttpServer(app: ExpressLikeApp, root: string, onInstalled: () => void, editor?: EditorApp): HostServer {
+  const nodePrefix = root.replace(/\/+$/, '');
   return {
-    install(dispatcher) {
+    root,
+    install(dispatcher, holdBodies) {
       app.use(dispatcher);
-      const stack = stackOf(app);
-      const index = stack?.findIndex((layer) => layer.handle === dispatcher) ?? -1;
-      if (stack && index > 0) stack.unshift(...stack.splice(index, 1));
+      moveToFront(app, dispatcher);
+      // The admin app, mounted before httpNode on the same root, parses JSON and form bodies of
+      // every request; the bodies of MCP routes are read before it, on the server's own app.
+      const rootApp = rootAppOf(app);
+      rootApp.use(holdBodies);
+      moveToFront(rootApp, holdBodies);
       onInstalled();
     },
     routeAnswering(path) {
       const stack = stackOf(app);
       if (!stack) throw new Error('the router stack of httpNode is not readable');
-      for (const layer of stack) {
-        const described = describeLayer(layer);
-        if (described === undefined || typeof layer.match !== 'function') continue;
-        if (layer.match(path)) return described;
-      }
-      return undefined;
+      return (editor ? editorRouteAnswering(editor, `${nodePrefix}${path}`) : undefined) ?? searchStack(stack, path);
     },
   };
 }

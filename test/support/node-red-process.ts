@@ -44,6 +44,8 @@ export interface StartOptions {
   readonly adminTokens?: { readonly write: string; readonly read: string; readonly viewer?: string };
   /** The editor/admin port; a free one when absent. */
   readonly uiPort?: number;
+  /** More settings.js entries (plain JSON values), such as httpNodeRoot or httpNodeAuth. */
+  readonly settings?: Record<string, unknown>;
   /** Node credentials by node id, written to flows_cred.json (unencrypted: credentialSecret is false). */
   readonly credentials?: Record<string, Record<string, string>>;
 }
@@ -66,6 +68,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
     logging: { console: { level: 'info', metrics: false, audit: false } },
     editorTheme: { tours: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
+    ...options.settings,
   };
   const adminAuth = options.adminTokens
     ? `settings.adminAuth = { type: 'credentials', users: [], tokens: (token) => Promise.resolve(

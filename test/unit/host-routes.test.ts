@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { McpPaletteError } from '../../lib/core/errors.js';
 import { HostRouteTable } from '../../lib/http/host-routes.js';
+import { BodyTooLargeError, readBody } from '../../lib/http/read-body.js';
 import type { RouteHandler } from '../../lib/http/route-site.js';
 import { nodeRedHttpServer } from '../../nodes/mcp-runtime/node-red-http.js';
 
@@ -32,7 +33,7 @@ function stackOf(app: express.Express): unknown[] {
 function setup() {
   const nodeApp = express();
   let installs = 0;
-  const table = new HostRouteTable(nodeRedHttpServer(nodeApp, () => (installs += 1)));
+  const table = new HostRouteTable(nodeRedHttpServer(nodeApp, '/', () => (installs += 1)));
   return { nodeApp, table, installs: () => installs };
 }
 
@@ -66,7 +67,8 @@ describe('HostRouteTable on an Express app (one-port mode)', () => {
     const last = await table.mount('/tools', answer('last'));
     assert.equal(installs(), 1);
     assert.equal(table.dispatcherInstalled, true);
-    assert.equal(stackOf(nodeApp).length, layersBefore + 1);
+    // The dispatcher, and the body holder (here the app is its own root: it is not mounted yet).
+    assert.equal(stackOf(nodeApp).length, layersBefore + 2);
     const { server, url } = await serve('/', nodeApp);
     try {
       assert.equal(await (await fetch(`${url}/tools`, { method: 'POST' })).text(), 'last');
@@ -89,6 +91,19 @@ describe('HostRouteTable on an Express app (one-port mode)', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('refuses a path of the editor when it shares the root (its own stack and its sub-apps\' paths)', async () => {
+    const nodeApp = express();
+    const adminApp = express();
+    adminApp.post('/inject/:id', (_req, res) => res.sendStatus(200));
+    const table = new HostRouteTable(nodeRedHttpServer(nodeApp, '/', () => {}, { app: adminApp, root: '/' }));
+    await assert.rejects(table.mount('/flows', answer('mcp')), (error: unknown) => isCode('node_red_route_conflict')(error) && (error as McpPaletteError).params['route'] === "the editor's /flows routes");
+    await assert.rejects(table.mount('/inject/x', answer('mcp')), (error: unknown) => isCode('node_red_route_conflict')(error) && (error as McpPaletteError).params['route'] === "the editor's POST /inject/:id");
+    await table.mount('/tools', answer('mcp'));
+    // With the editor under its own root, its paths are free on httpNode.
+    const apart = new HostRouteTable(nodeRedHttpServer(express(), '/', () => {}, { app: adminApp, root: '/admin/' }));
+    await apart.mount('/flows', answer('mcp'));
   });
 
   it('refuses a path it already serves, and ignores Node-RED\'s OPTIONS * pre-flight route (httpNodeCors)', async () => {
@@ -117,8 +132,38 @@ describe('HostRouteTable on an Express app (one-port mode)', () => {
   });
 
   it('refuses to serve when the app\'s routes cannot be read (a clash could not be ruled out)', async () => {
-    const table = new HostRouteTable({ install: () => {}, routeAnswering: () => { throw new Error('no stack'); } });
+    const table = new HostRouteTable({ root: '/', install: () => {}, routeAnswering: () => { throw new Error('no stack'); } });
     await assert.rejects(table.mount('/tools', answer('mcp')), isCode('node_red_routes_unreadable'));
+  });
+
+  it('reads the body before a body parser of the server (Node-RED\'s admin app on the same root) can', async () => {
+    const nodeApp = express();
+    const server = express();
+    server.use(express.json({ limit: '5mb' }));
+    server.use(express.urlencoded({ extended: true }));
+    server.use('/', nodeApp);
+    const table = new HostRouteTable(nodeRedHttpServer(nodeApp, '/', () => {}));
+    await table.mount('/raw', async (req, res) => {
+      try {
+        const body = await readBody(req, 256 * 1024);
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
+      } catch (error) {
+        res.writeHead(error instanceof BodyTooLargeError ? 413 : 500).end();
+      }
+    });
+    const http = createServer(server);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      const json = '{ "jsonrpc" : "2.0",  "id": 1 }';
+      assert.equal(await (await fetch(`${url}/raw`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json })).text(), json);
+      const form = 'a=1&a=2&b=%20';
+      assert.equal(await (await fetch(`${url}/raw`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })).text(), form);
+      const big = JSON.stringify({ text: 'x'.repeat(300 * 1024) });
+      assert.equal((await fetch(`${url}/raw`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big })).status, 413);
+    } finally {
+      http.close();
+    }
   });
 
   it('answers 500 without internals when a handler throws', async () => {
