@@ -21,7 +21,7 @@ describe('mcp-runtime', () => {
     await helper.load(nodes, flowOf({ id: 'rt', type: 'mcp-runtime', port: '', host: '', baseUrl: '' }));
     const runtime = helper.getNode('rt');
     assert.ok(runtime, 'the runtime config node exists');
-    assert.deepEqual({ ...runtime.settings }, { port: 1881, host: '127.0.0.1', baseUrl: undefined, trustedProxies: [] });
+    assert.deepEqual({ ...runtime.settings }, { server: 'own', port: 1881, host: '127.0.0.1', pathPrefix: '', baseUrl: undefined, trustedProxies: [] });
     assert.equal(runtime.configError, undefined);
     assert.deepEqual(messagesOf(runtime, 'error'), []);
   });
@@ -29,8 +29,24 @@ describe('mcp-runtime', () => {
   it('reads the port as a number and drops a trailing slash from the Base URL', async () => {
     await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { baseUrl: 'https://mcp.example.com/tools/' })));
     const runtime = helper.getNode('rt');
-    assert.deepEqual({ ...runtime.settings }, { port: 4567, host: '127.0.0.1', baseUrl: 'https://mcp.example.com/tools', trustedProxies: [] });
+    assert.deepEqual({ ...runtime.settings }, { server: 'own', port: 4567, host: '127.0.0.1', pathPrefix: '', baseUrl: 'https://mcp.example.com/tools', trustedProxies: [] });
     assert.deepEqual(messagesOf(runtime, 'error'), []);
+  });
+
+  it('serves on Node-RED\'s own HTTP server when asked, ignoring the port and bind address of the form', async () => {
+    await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { server: 'node-red', host: '0.0.0.0' })));
+    const runtime = helper.getNode('rt');
+    assert.equal(runtime.settings.server, 'node-red');
+    assert.equal(runtime.settings.pathPrefix, '');
+    assert.equal(runtime.site.key, 'node-red');
+    assert.deepEqual(messagesOf(runtime, 'error'), []);
+  });
+
+  it('logs an error for an unknown Serve on value', async () => {
+    await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { server: 'elsewhere' })));
+    const runtime = helper.getNode('rt');
+    assert.equal(runtime.settings, undefined);
+    assert.deepEqual(messagesOf(runtime, 'error'), ["Serve on must be a port of its own or Node-RED's HTTP server"]);
   });
 
   it('logs an error for port 70000 and endpoints using it fail with a red status', async () => {
