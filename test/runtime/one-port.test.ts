@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, oidcAuth, storage, tab, tool, TAB } from '../support/flows.js';
 import { connect, postJsonRpc, rawRequest, waitForEndpoint } from '../support/mcp-http.js';
@@ -189,7 +190,8 @@ describe(`one-port mode under an httpNodeRoot and behind httpNodeAuth on ${nodeR
       uiPort: port,
       env: { MCP_TEST_UNUSED_SECRET: 'unused' },
       // Node-RED accepts an MD5 hex digest as a legacy httpNodeAuth password.
-      settings: { httpNodeRoot: '/api', httpNodeAuth: { user: 'flows', pass: createHash('md5').update('secret-pass').digest('hex') } },
+      // Listening on every address, as Node-RED in Docker does.
+      settings: { uiHost: '0.0.0.0', httpNodeRoot: '/api', httpNodeAuth: { user: 'flows', pass: createHash('md5').update('secret-pass').digest('hex') } },
     });
   });
   after(async () => {
@@ -202,6 +204,14 @@ describe(`one-port mode under an httpNodeRoot and behind httpNodeAuth on ${nodeR
     const accepted = await postJsonRpc(`${origin}/api/local`, INITIALIZE, { authorization: basic });
     assert.equal(accepted.status, 200);
     assert.equal((await fetch(`${origin}/local`, { method: 'POST' })).status, 404, 'nothing is served outside httpNodeRoot');
+  });
+
+  const external = Object.values(networkInterfaces()).flat().find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+  it('refuses Local access to a connection from another address, even with Host localhost', { skip: external ? false : 'this machine has no non-loopback IPv4 address' }, async () => {
+    const url = `http://${external}:${new URL(origin).port}/api/local`;
+    const refused = await postJsonRpc(url, INITIALIZE, { authorization: basic, host: `localhost:${new URL(origin).port}` });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body, /this machine only/);
   });
 
   it('refuses to start an OAuth endpoint there, naming httpNodeRoot (discovery must be at the origin root)', async () => {
