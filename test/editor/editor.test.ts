@@ -383,6 +383,17 @@ describe('Node-RED editor with the example flow', () => {
     await proxies.fill('10.0.0.0/8, 192.168.1.5 fd00::/8');
     await proxies.dispatchEvent('change');
     await p.locator('#node-config-input-trustedProxies.input-error').waitFor({ state: 'detached', ...WAIT });
+    // One port: Node-RED's own server hides the listener's fields and previews the editor's origin
+    // (httpNodeRoot is / here).
+    assert.equal(await p.locator('#node-config-input-server').inputValue(), 'own', 'old flows without the field keep their own listener');
+    await p.locator('#node-config-input-server').selectOption('node-red');
+    await host.waitFor({ state: 'hidden', ...WAIT });
+    const origin = await p.evaluate(() => window.location.origin);
+    assert.equal((await runtimeUrl.innerText()).trim(), runtimeText.tip.endpointUrl.replace('__url__', origin));
+    assert.equal(await exposed.isVisible(), false, 'the bind address is not used on Node-RED\'s server');
+    assert.equal((await p.locator('.mcp-runtime-node-red').first().innerText()).trim(), runtimeText.tip.nodeRedServer);
+    await p.locator('#node-config-input-server').selectOption('own');
+    await host.waitFor({ state: 'visible', ...WAIT });
     await p.locator('#node-config-dialog-cancel').click(WAIT);
     await host.waitFor({ state: 'detached', ...WAIT });
     assert.equal(await p.evaluate((id) => RED.nodes.node(id).host, RUNTIME), '127.0.0.1');
