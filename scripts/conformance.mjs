@@ -10,7 +10,7 @@ import { node22Binary, repoRoot } from './node22-binary.mjs';
 import { nodeRed5Dir } from './node-red-5-install.mjs';
 
 const SUITE_PACKAGE = '@modelcontextprotocol/conformance';
-const SUITE_VERSION = '0.1.16';
+const SUITE_VERSION = '0.2.0-alpha.12';
 
 const prefix = join(repoRoot, '.conformance');
 const suiteDir = join(prefix, 'node_modules', ...SUITE_PACKAGE.split('/'));

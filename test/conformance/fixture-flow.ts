@@ -77,8 +77,19 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      // Composition and conditional keywords (2026-07-28 checks that they reach the client unchanged).
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     },
     answer: respondWith('ok'),
@@ -112,6 +123,19 @@ setTimeout(() => {
   }, 50);
 }, 50);
 return null;`,
+  },
+  {
+    // A 2026-07-28 client repeats `region` in an Mcp-Param-Region header; the endpoint checks they agree.
+    name: 'regional_lookup',
+    inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] },
+    answer: respondWith('looked up'),
+  },
+  {
+    // One log line, which a 2026-07-28 client sees only when its request names a log level.
+    name: 'test_logging_tool',
+    answer: `const { executionId } = msg.payload;
+node.send({ topic: 'mcp-tool-log', payload: { executionId, level: 'info', data: 'logging tool ran' } });
+return { topic: 'mcp-tool-response', payload: { executionId, result: 'logged' } };`,
   },
   // The tasks extension scenarios (2026-07-28): a quick tool, and tools that run as tasks.
   { name: 'greet', inputSchema: { type: 'object', properties: { name: { type: 'string' } } }, answer: 'return { topic: "mcp-tool-response", payload: { executionId: msg.payload.executionId, result: `Hello, ${msg.payload.arguments.name}!` } };' },

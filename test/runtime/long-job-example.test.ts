@@ -4,6 +4,7 @@ import { exampleFlow } from '../support/flows.js';
 import { connect, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
+import { TaskClient } from '../support/task-client.js';
 
 type Progress = { progress: number; total?: number; message?: string };
 
@@ -56,6 +57,21 @@ describe(`the long-job example flow on ${nodeRedPackage}`, () => {
         abort.abort();
         await assert.rejects(call);
         await nodeRed.waitForOutput(new RegExp(`long_job \\w+ stopped: ${era === 'legacy' ? 'cancelled' : 'disconnected'}`), since);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  for (const era of ['legacy', 'modern'] as Era[]) {
+    it(`${era}: long_job_task runs the same job as a task the client polls`, async () => {
+      const client = await TaskClient.connect(url, era);
+      try {
+        const taskId = TaskClient.taskIdOf(await client.call('long_job_task', { seconds: 2 }));
+        const done = await client.untilDone(taskId);
+        assert.equal(done['status'], 'completed');
+        if (era === 'modern') assert.equal(done['result'].content[0].text, 'Worked for 2 s.');
+        else assert.equal((await client.result(taskId))['content'][0].text, 'Worked for 2 s.');
       } finally {
         await client.close();
       }
