@@ -26,7 +26,9 @@ function holdFlows(port: number, issuer: string): FlowNode[] {
       rules: [{ t: 'eq', v: 'mcp-tool-execute', vt: 'str' }, { t: 'eq', v: 'mcp-tool-cancel', vt: 'str' }],
       checkall: 'false', repair: false, outputs: 2, x: 150, y: 100, wires: [['route'], ['on-cancel']],
     },
-    router('route', { hold: 'hold-fn', release: 'release-fn' }),
+    router('route', { hold: 'hold-fn', release: 'release-fn', background: 'background-fn' }),
+    answer('background-fn', `node.warn('background-started ' + msg.mcp.taskId + ' by=' + msg.mcp.subject);\nreturn null;`, 'fs'),
+    tool('t-background', { name: 'background', endpoint: '/tools', taskSupport: 'optional' }),
     answer('hold-fn', `global.set('held', msg.payload.executionId);\nnode.warn('hold-started ' + msg.mcp.requestId);\nreturn null;`, 'fs'),
     answer('release-fn', `node.send({ topic: 'mcp-tool-response', payload: { executionId: global.get('held'), result: 'released' } });\nmsg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: 'ok' };\nreturn msg;`, 'fs'),
     answer('on-cancel', `node.warn('hold-cancelled reason=' + msg.payload.reason + ' by=' + msg.mcp.subject);\nreturn null;`, ''),
@@ -95,5 +97,23 @@ describe(`cancelling calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
   it('refuses a cancel without a token like any other request', async () => {
     const response = await postJsonRpc(`${base}/tools`, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
     assert.equal(response.status, 401);
+  });
+
+  it("keeps a task to its own caller: another user can neither see, list nor cancel it", async () => {
+    const since = nodeRed.output().length;
+    const rpc = async (token: string, method: string, params: object) => (await post(token, { jsonrpc: '2.0', id: 7, method, params })).json();
+    const created = await rpc(alice, 'tools/call', { name: 'background', arguments: {}, task: { ttl: 60_000 } });
+    const taskId = created.result.task.taskId as string;
+    await nodeRed.waitForOutput(`background-started ${taskId} by=`, since);
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/result']) {
+      const refused = await rpc(carol, method, { taskId });
+      assert.equal(refused.error?.code, -32602, `${method} by another user`);
+      assert.match(refused.error.message, /Unknown task/);
+    }
+    assert.deepEqual((await rpc(carol, 'tasks/list', {})).result.tasks, []);
+    assert.equal((await rpc(alice, 'tasks/get', { taskId })).result.status, 'working', "the stranger's cancel changed nothing");
+    assert.deepEqual((await rpc(alice, 'tasks/list', {})).result.tasks.map((task: { taskId: string }) => task.taskId), [taskId]);
+    assert.equal((await rpc(alice, 'tasks/cancel', { taskId })).result.status, 'cancelled');
+    await nodeRed.waitForOutput(/hold-cancelled reason=cancelled by=/, since);
   });
 });

@@ -40,6 +40,7 @@ function taskFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] 
     ...(options.redis ? [storage('store', 'redis', 'MCP_TEST_REDIS_URL')] : []),
     server('fs', '/tasks', { maxTaskResultKb: '64' }),
     server('fs-limited', '/limited', { maxTasksPerCaller: '2' }),
+    server('fs-many', '/many', { maxTasksPerCaller: '1000' }),
     {
       id: 'by-topic',
       type: 'switch',
@@ -60,7 +61,7 @@ function taskFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] 
     },
     router('route', { job: 'job-fn', must_task: 'must-fn', quick: 'quick-fn', fails: 'fails-fn', big: 'big-fn' }),
     // Answers go back to whichever endpoint sent the call: both are wired to the same flow.
-    { ...answer('job-fn', JOB, 'fs'), wires: [['fs', 'fs-limited']] },
+    { ...answer('job-fn', JOB, 'fs'), wires: [['fs', 'fs-limited', 'fs-many']] },
     answer('on-cancel', ON_CANCEL, ''),
     { ...answer('must-fn', reply(`result: 'ran as a task ' + msg.mcp.taskId`), 'fs'), wires: [['fs', 'fs-limited']] },
     answer('quick-fn', reply(`result: 'quick'`), 'fs'),
@@ -272,6 +273,23 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
       }
       assert.ok(third, 'a new task is accepted once one has ended');
       assert.equal((await client.untilDone(TaskClient.taskIdOf(third)))['status'], 'completed');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs 1,000 tasks at once on one endpoint and loses none', async () => {
+    const client = await TaskClient.connect(url.replace('/tasks', '/many'), 'modern');
+    try {
+      const since = nodeRed.output().length;
+      const ids = await Promise.all(Array.from({ length: 1000 }, (_, index) => client.call('job', { ms: 300, label: `n${index}` }).then(TaskClient.taskIdOf)));
+      assert.equal(new Set(ids).size, 1000);
+      const done = await Promise.all(ids.map((id) => client.untilDone(id, 60_000)));
+      assert.deepEqual(
+        done.map((task) => [task['status'], JSON.parse(task['result'].content[0].text).label]),
+        ids.map((_, index) => ['completed', `n${index}`]),
+      );
+      assert.equal(nodeRed.output().slice(since).match(/job-started/g)?.length, 1000, 'each task reached the flow once');
     } finally {
       await client.close();
     }
