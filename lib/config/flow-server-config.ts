@@ -11,6 +11,8 @@ export interface FlowServerSettings {
   readonly path: string;
   readonly access: AccessMode;
   readonly maxConcurrent: number;
+  /** Open `subscriptions/listen` streams at most (2026-07-28 change notifications). */
+  readonly maxStreams: number;
   /** Identity-provider groups (Entra: app roles) allowed in with OAuth access. */
   readonly groups: readonly string[];
   /** Limits of the calls that run as tasks (see TaskLimits). */
@@ -38,6 +40,10 @@ const flowServerSchema = z.object({
   maxConcurrent: z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)])
     .default(DEFAULTS.maxConcurrentCalls)
     .pipe(z.number().int().min(1).max(DEFAULTS.maxConcurrentCallsLimit)),
+  // Flows from before streams existed get the default.
+  maxStreams: z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)])
+    .default(DEFAULTS.maxListenStreams)
+    .pipe(z.number().int().min(1).max(DEFAULTS.maxListenStreamsLimit)),
   // Separated by commas or whitespace, as people paste them from their identity provider.
   groups: z.string().default('').transform((text) => [...new Set(text.split(/[\s,]+/).filter(Boolean))])
     .refine((groups) => groups.every((group) => group.length <= 256)),
@@ -53,6 +59,7 @@ const FIELD_CODES: Record<string, string> = {
   path: 'invalid_path',
   access: 'access_unsupported',
   maxConcurrent: 'invalid_max_concurrent',
+  maxStreams: 'invalid_max_streams',
   groups: 'invalid_groups',
   maxTasks: 'invalid_max_tasks',
   maxTasksPerCaller: 'invalid_max_tasks_per_caller',
@@ -67,6 +74,7 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     path: blankToUndefined(config.path),
     access: blankToUndefined(config.access),
     maxConcurrent: blankToUndefined(config.maxConcurrent),
+    maxStreams: blankToUndefined(config.maxStreams),
     groups: typeof config.groups === 'string' ? config.groups : undefined,
     maxTasks: blankToUndefined(config.maxTasks),
     maxTasksPerCaller: blankToUndefined(config.maxTasksPerCaller),

@@ -43,6 +43,12 @@ export const DEFAULTS = Object.freeze({
   recentCallsEndpoints: 64,
   /** How long a "Try it" call from the editor may wait for its flow before the sidebar gives up. */
   tryItTimeoutSeconds: 120,
+  /**
+   * Open `subscriptions/listen` streams one endpoint holds (each is a socket and a keep-alive timer);
+   * the next is refused with JSON-RPC -32603 until one closes. A client usually keeps one.
+   */
+  maxListenStreams: 1_000,
+  maxListenStreamsLimit: 100_000,
   /** How long closing a listener may wait for open connections before they are cut. */
   listenerCloseGraceMs: 2_000,
 });

@@ -7,13 +7,16 @@ import type { ExecutionRequest } from '../execution/broker.js';
 import type { MountedRoute, RouteSite } from '../http/route-site.js';
 import type { CancelReason } from '../execution/cancellation.js';
 import type { LogLine, ProgressReport } from './call-stream.js';
-import { McpEndpoint, type CallFinished, type McpEndpointOptions, type ExecutionContext, type LogDelivery, type ProgressDelivery } from './mcp-endpoint.js';
+import { McpEndpoint, type CallFinished, type McpEndpointOptions, type ExecutionContext, type LogDelivery, type ProgressDelivery, type UpdateDelivery } from './mcp-endpoint.js';
+import { relayListChanges, type ListChangeRelay } from './list-change-relay.js';
+import { fingerprintLists, servedLists } from './list-changes.js';
 import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { ContentCall, ContentFinished } from './content/content-handlers.js';
 import type { ContentRegistry } from './content/content-registry.js';
+import { ContentCatalog } from './content/content-catalog.js';
 
 export type EndpointState =
   | { readonly state: 'stopped' }
@@ -55,6 +58,7 @@ export class EndpointController {
   private endpoint: McpEndpoint | undefined;
   private route: MountedRoute | undefined;
   private access: ResolvedAccess | undefined;
+  private relay: ListChangeRelay | undefined;
   private queue: Promise<void> = Promise.resolve();
   private current: EndpointState = { state: 'stopped' };
   private readonly options: EndpointControllerOptions;
@@ -123,6 +127,11 @@ export class EndpointController {
     return this.endpoint?.log(executionId, line) ?? 'unknown';
   }
 
+  /** A flow's `mcp-resource-updated`; `stopped` when the endpoint is not serving. */
+  resourceUpdated(uri: string): UpdateDelivery | 'stopped' {
+    return this.endpoint?.resourceUpdated(uri) ?? 'stopped';
+  }
+
   /** Built on deploy only: the schemes are the same for every tool of the endpoint. */
   private catalog(): ToolCatalog {
     const { settings, tools, builtInTools, access } = this.options;
@@ -143,6 +152,7 @@ export class EndpointController {
         path: settings.path,
         access: this.access.policy,
         maxInFlight: settings.maxConcurrent,
+        maxStreams: settings.maxStreams,
         logger,
         execute: this.options.execute,
         ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}),
@@ -154,6 +164,7 @@ export class EndpointController {
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
       });
+      this.relay = this.openRelay(endpoint);
       this.loadCatalogs(endpoint);
       // Local access has no sign-in: it is served only where nobody else can reach it.
       this.route = await this.options.site.mount(settings.path, endpoint.handle, {
@@ -163,6 +174,8 @@ export class EndpointController {
       this.endpoint = endpoint;
       this.report(this.serving(endpoint));
     } catch (error) {
+      this.relay?.close();
+      this.relay = undefined;
       await this.releaseAccess();
       // Listen errors arrive as McpPaletteError already; anything else failed while setting up.
       const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
@@ -180,8 +193,37 @@ export class EndpointController {
   }
 
   private loadCatalogs(endpoint: McpEndpoint): void {
-    endpoint.setCatalog(this.catalog());
-    if (this.options.content) endpoint.setContent(this.options.content.catalogFor(endpoint.path));
+    const tools = this.catalog();
+    const content = this.options.content?.catalogFor(endpoint.path);
+    endpoint.setCatalog(tools);
+    if (content) endpoint.setContent(content);
+    // Compared with what this endpoint served before, even before a full deploy replaced its node:
+    // open streams here and on the other instances hear only about lists that really changed.
+    const changed = servedLists.update(this.servedKey, fingerprintLists(tools, content ?? ContentCatalog.empty));
+    if (changed.length === 0) return;
+    endpoint.listsChanged(changed);
+    this.relay?.announce(changed);
+  }
+
+  /** Runtime address and path: the same path on another runtime is another endpoint. */
+  private get servedKey(): string {
+    const { runtime, settings } = this.options;
+    return `${runtime.host}:${runtime.port}${settings.path}`;
+  }
+
+  /**
+   * Across instances only through Redis: memory storage is one process, and a Local endpoint (no
+   * sign-in, no storage) serves this machine alone.
+   */
+  private openRelay(endpoint: McpEndpoint): ListChangeRelay | undefined {
+    const auth = this.options.access.auth;
+    if (this.options.settings.access !== 'oauth' || auth?.store.mode !== 'redis') return undefined;
+    try {
+      return relayListChanges({ store: auth.store, namespace: auth.namespace, path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds) });
+    } catch (error) {
+      this.options.logger.warn(`list changes on ${endpoint.path} reach only this instance's clients: ${describeError(error)}`);
+      return undefined;
+    }
   }
 
   private serving(endpoint: McpEndpoint): EndpointState {
@@ -193,6 +235,8 @@ export class EndpointController {
     const route = this.route;
     this.endpoint = undefined;
     this.route = undefined;
+    this.relay?.close();
+    this.relay = undefined;
     if (endpoint) {
       const failed = await endpoint.stop(reason);
       if (failed > 0) this.options.logger.warn(`${failed} pending tool call(s) on ${endpoint.path} ended: ${reason}`);

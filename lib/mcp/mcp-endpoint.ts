@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createMcpHandler,
+  InMemoryServerEventBus,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   ProtocolError,
@@ -12,6 +13,7 @@ import {
   type ListToolsResult,
   type McpHttpHandler,
   type RequestId,
+  type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -32,6 +34,10 @@ import { ContentCatalog } from './content/content-catalog.js';
 import { registerContentHandlers, type ContentCall, type ContentFinished, type ContentHandlerDependencies } from './content/content-handlers.js';
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
+import { listChangedEvent, type ListKind } from './list-changes.js';
+import { narrowListenRequest } from './listen-request.js';
+import { ResourceWatchers } from './resource-watchers.js';
+import { LogThrottle } from '../core/log-throttle.js';
 import { checkParamHeaders } from './param-headers.js';
 import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
@@ -87,6 +93,8 @@ export interface McpEndpointOptions {
   readonly path: string;
   readonly access: AccessPolicy;
   readonly maxInFlight: number;
+  /** Open `subscriptions/listen` streams this endpoint holds at most; the next is refused (-32603). */
+  readonly maxStreams?: number;
   readonly logger: Logger;
   /** Told once per tools/call, whatever its outcome (audit log, telemetry). Must not throw or block. */
   readonly onCallFinished?: (event: CallFinished) => void;
@@ -111,6 +119,8 @@ export interface McpEndpointOptions {
 /** What became of a progress report or log line from the flow. */
 export type ProgressDelivery = 'sent' | 'kept_alive' | 'unknown' | 'not_increasing';
 export type LogDelivery = 'sent' | 'filtered' | 'unknown';
+/** What became of a flow's `mcp-resource-updated`: sent to open streams, nobody listening, or no such resource. */
+export type UpdateDelivery = 'sent' | 'unwatched' | 'unknown';
 
 /** The SDK's options take a mutable array; one copy serves every exchange and server (never per request). */
 const LEGACY_VERSIONS_OPTION: string[] = [...LEGACY_PROTOCOL_VERSIONS];
@@ -150,6 +160,14 @@ export class McpEndpoint {
   private legacyHub!: LegacyExchangeHub;
   private legacyServer!: Server;
   private readonly options: McpEndpointOptions;
+  /** What `subscriptions/listen` streams hear: list changes after a deploy, a flow's resource updates. */
+  private readonly events: InMemoryServerEventBus;
+  private readonly watchers = new ResourceWatchers();
+  /** A client hammering a full endpoint would otherwise write a warning per attempt. */
+  private readonly streamLimitLog = new LogThrottle(60_000);
+  /** Declared per era: only 2026-07-28 has a stream to deliver change notifications on. */
+  private modernCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, true);
+  private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
 
   constructor(options: McpEndpointOptions) {
     this.options = options;
@@ -194,15 +212,27 @@ export class McpEndpoint {
         return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
       },
     };
+    this.events = new InMemoryServerEventBus((error) => options.logger.warn(`a change notification on ${options.path} failed: ${error.message}`));
     // 2026-07-28 requests go to the SDK's handler; 2025-era requests are served below with JSON
     // responses, because the SDK's built-in stateless fallback frames every answer as an SSE stream,
     // which costs a third of the CPU of a call and half the memory of a pending one.
+    const maxStreams = options.maxStreams ?? DEFAULTS.maxListenStreams;
     this.mcp = createMcpHandler(() => this.createServer('modern', (id) => id), {
       legacy: 'reject',
       maxRequestBodySize: DEFAULTS.maxRequestBodyBytes,
       // A single JSON body unless a handler streams first; ours answer once, so every reply is JSON.
       responseMode: 'auto',
-      onerror: (error) => options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`),
+      // The SDK's listen router serves `subscriptions/listen` (acknowledgement first, filtering, keep-alive,
+      // graceful close on stop); the endpoint only feeds its bus.
+      bus: this.events,
+      maxSubscriptions: maxStreams,
+      onerror: (error) => {
+        if (!error.message.includes('subscription limit reached')) return options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`);
+        const held = this.streamLimitLog.admit('limit');
+        if (held !== undefined) {
+          options.logger.warn(`subscriptions/listen on ${options.path} refused: ${maxStreams} streams are already open` + (held > 0 ? ` (${held} more refused since the last line)` : ''));
+        }
+      },
     });
     this.streamingAdapter = toNodeHandler(this.mcp, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes });
     this.connectLegacyServer();
@@ -243,7 +273,26 @@ export class McpEndpoint {
   setContent(content: ContentCatalog): void {
     const capabilitiesChanged = content.capabilityKey !== this.content.capabilityKey;
     this.content = content;
-    if (capabilitiesChanged) this.connectLegacyServer();
+    if (!capabilitiesChanged) return;
+    this.modernCapabilities = capabilitiesFor(content, true);
+    this.legacyCapabilities = capabilitiesFor(content, false);
+    this.connectLegacyServer();
+  }
+
+  /** Tells the open streams that asked for them that these lists changed (after a deploy here or elsewhere). */
+  listsChanged(kinds: readonly ListKind[]): void {
+    for (const kind of kinds) this.events.publish(listChangedEvent(kind));
+  }
+
+  /**
+   * A flow's news that a resource changed, for the open streams that subscribed to its URI. The URI
+   * must name a resource this endpoint serves (a fixed URI, or one a template matches).
+   */
+  resourceUpdated(uri: string): UpdateDelivery {
+    if (!this.content.findResource(uri)) return 'unknown';
+    if (!this.watchers.isWatched(uri)) return 'unwatched';
+    this.events.publish({ kind: 'resource_updated', uri });
+    return 'sent';
   }
 
   /** The listener route for this endpoint's path. */
@@ -300,6 +349,15 @@ export class McpEndpoint {
         },
       );
       return writeAnyWebResponse(res, response);
+    }
+    const listen = narrowListenRequest(parsedBody, (uri) => this.content.findResource(uri) !== undefined);
+    if (listen) {
+      parsedBody = listen.body;
+      if (listen.unknown.length > 0) {
+        this.options.logger.debug(`subscriptions/listen on ${this.path}: ${listen.unknown.length} resource URI(s) left out of the acknowledgement, no resource here has them`);
+      }
+      // Counted while the stream is open, so an update nobody listens to is known as such.
+      if (listen.uris.length > 0) res.once('close', this.watchers.watch(listen.uris));
     }
     // Anything else of 2026-07-28 (discovery, subscription streams) through the SDK's own adapter.
     // The SDK adapter hands `req.auth` to the handler as its authInfo.
@@ -388,7 +446,11 @@ export class McpEndpoint {
     else if (matches.length > 1) this.options.logger.debug(`cancel for request ${String(requestId)} on ${this.path} ignored: it names ${matches.length} calls`);
   }
 
-  /** Fails every pending call with `reason` and tears down in-flight modern exchanges. */
+  /**
+   * Fails every pending call with `reason` and tears down in-flight modern exchanges; open
+   * `subscriptions/listen` streams get the graceful end (a result for the listen request), so their
+   * clients know to listen again rather than treat it as a dropped connection.
+   */
   async stop(reason: string): Promise<number> {
     const failed = this.broker.stopAll(reason) + (this.taskBroker?.stopAll(reason) ?? 0);
     // Let the "stopped" results reach their clients before in-flight exchanges are torn down.
@@ -532,7 +594,7 @@ export class McpEndpoint {
     const server = new Server(
       { name: this.options.serverName, version: PACKAGE_VERSION },
       {
-        capabilities: { tools: {}, logging: {}, ...content.capabilities, ...(tasks ? taskCapabilities(era) : {}) },
+        capabilities: { ...(era === 'modern' ? this.modernCapabilities : this.legacyCapabilities), ...(tasks ? taskCapabilities(era) : {}) },
         supportedProtocolVersions: LEGACY_VERSIONS_OPTION,
       },
     );
@@ -708,6 +770,23 @@ const EDITOR_HEADERS = Object.freeze({
 function parseEventStreamAnswer(text: string): unknown {
   const data = text.split('\n').filter((line) => line.startsWith('data:')).pop();
   return data ? JSON.parse(data.slice(5)) : undefined;
+}
+
+/**
+ * Change notifications need a stream to travel on: 2026-07-28 has `subscriptions/listen`; the 2025
+ * revisions deliver them on a GET stream of a session, which stateless serving has neither of
+ * (GET answers 405). So only the 2026-07-28 capabilities promise `listChanged` and `subscribe`.
+ */
+function capabilitiesFor(content: ContentCatalog, modern: boolean): ServerCapabilities {
+  const declared = content.capabilities;
+  if (!modern) return Object.freeze({ tools: {}, logging: {}, ...declared });
+  return Object.freeze({
+    tools: { listChanged: true },
+    logging: {},
+    ...declared,
+    ...(declared.resources ? { resources: { subscribe: true, listChanged: true } } : {}),
+    ...(declared.prompts ? { prompts: { listChanged: true } } : {}),
+  });
 }
 
 /** One `tools/call` or `tools/list` request (not a batch). */

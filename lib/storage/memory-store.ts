@@ -24,6 +24,7 @@ const NEVER_CHANGES = (): void => {};
 export class MemoryStore implements Store {
   readonly mode = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
+  private readonly channels = new Map<string, Set<(message: string) => void>>();
   private readonly keyPrefix: string;
   private readonly now: () => number;
   private readonly sweepTimer: NodeJS.Timeout;
@@ -105,6 +106,35 @@ export class MemoryStore implements Store {
     this.entries.delete(this.prepare(key));
   }
 
+  async publish(channel: StoreKey, message: string): Promise<void> {
+    assertValue(message);
+    const listeners = this.channels.get(this.prepare(channel));
+    if (!listeners) return;
+    // Delivered after the publisher's own step, as a Redis subscriber hears it: never re-entrantly.
+    const snapshot = [...listeners];
+    queueMicrotask(() => {
+      for (const listener of snapshot) {
+        try {
+          listener(message);
+        } catch {
+          // One subscriber's fault must not keep the message from the others.
+        }
+      }
+    });
+  }
+
+  subscribe(channel: StoreKey, listener: (message: string) => void): () => void {
+    const rendered = this.prepare(channel);
+    let listeners = this.channels.get(rendered);
+    if (!listeners) this.channels.set(rendered, (listeners = new Set()));
+    const own = (message: string) => listener(message);
+    listeners.add(own);
+    return () => {
+      listeners.delete(own);
+      if (listeners.size === 0 && this.channels.get(rendered) === listeners) this.channels.delete(rendered);
+    };
+  }
+
   /** Memory is always ready, so there is never a change to report. */
   onState(): () => void {
     return NEVER_CHANGES;
@@ -114,6 +144,7 @@ export class MemoryStore implements Store {
     this.closed = true;
     clearInterval(this.sweepTimer);
     this.entries.clear();
+    this.channels.clear();
   }
 
   /** Drops every expired entry; runs on the timer, public so tests need not wait for it. */

@@ -71,11 +71,18 @@ export class RedisStore implements Store {
   private readonly keyPrefix: string;
   private lastErrorToken: string | undefined;
   private closing: Promise<void> | undefined;
+  private readonly url: string;
+  private readonly password: string | undefined;
+  /** A second connection, opened with the first subscription: a subscribed Redis connection runs nothing else. */
+  private subscriber: Redis | undefined;
+  private readonly channels = new Map<string, Set<(message: string) => void>>();
 
   constructor(options: RedisStoreOptions) {
     this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
     assertKeyPrefix(this.keyPrefix);
     this.logger = options.logger;
+    this.url = options.url;
+    this.password = options.password;
     this.tracker = new StoreStateTracker('connecting', () => this.logger.warn('a storage state listener threw'));
     this.client = openClient(options.url, options.password);
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
@@ -132,6 +139,35 @@ export class RedisStore implements Store {
     return Number(await this.run(() => this.scripts.mcpIncrement(rendered, ttlSeconds)));
   }
 
+  async publish(channel: StoreKey, message: string): Promise<void> {
+    assertValue(message);
+    const rendered = this.render(channel);
+    await this.run(() => this.client.publish(rendered, message));
+  }
+
+  subscribe(channel: StoreKey, listener: (message: string) => void): () => void {
+    const rendered = this.render(channel);
+    if (this.closing) throw new StorageUnavailableError('closed');
+    const subscriber = (this.subscriber ??= this.openSubscriber());
+    let listeners = this.channels.get(rendered);
+    if (!listeners) {
+      this.channels.set(rendered, (listeners = new Set()));
+      // While disconnected, the `ready` handler subscribes it with the others.
+      if (subscriber.status === 'ready') this.resubscribe(subscriber, [rendered]);
+    }
+    const own = (message: string) => listener(message);
+    listeners.add(own);
+    let live = true;
+    return () => {
+      if (!live) return;
+      live = false;
+      listeners.delete(own);
+      if (listeners.size > 0 || this.channels.get(rendered) !== listeners) return;
+      this.channels.delete(rendered);
+      if (!this.closing) subscriber.unsubscribe(rendered).catch(() => undefined);
+    };
+  }
+
   async delete(key: StoreKey): Promise<void> {
     const rendered = this.render(key);
     await this.run(() => this.client.del(rendered));
@@ -144,6 +180,31 @@ export class RedisStore implements Store {
   close(): Promise<void> {
     this.closing ??= this.quit();
     return this.closing;
+  }
+
+  private openSubscriber(): Redis {
+    // Every (re)connect subscribes to the channels listened to at that moment, so a subscription made
+    // during an outage, or lost with a connection, comes back with it; nothing is queued meanwhile.
+    const subscriber = openClient(this.url, this.password, { autoResubscribe: false, connectionName: 'node-red-mcp-events' });
+    subscriber.on('ready', () => {
+      if (this.channels.size > 0) this.resubscribe(subscriber, [...this.channels.keys()]);
+    });
+    subscriber.on('message', (channel: string, message: string) => {
+      for (const listener of this.channels.get(channel) ?? []) {
+        try {
+          listener(message);
+        } catch (error) {
+          this.logger.warn(`a storage channel listener threw: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    });
+    // Outages are reported once, by the command connection's state; this one only reconnects.
+    subscriber.on('error', (error: unknown) => this.logger.debug(`redis event connection error (${redisErrorToken(error)})`));
+    return subscriber;
+  }
+
+  private resubscribe(subscriber: Redis, channels: string[]): void {
+    subscriber.subscribe(...channels).catch((error: unknown) => this.logger.debug(`redis subscribe failed (${redisErrorToken(error)})`));
   }
 
   private render(key: StoreKey): string {
@@ -218,6 +279,8 @@ export class RedisStore implements Store {
       clearTimeout(timer);
     }
     if (this.client.status !== 'end') this.client.disconnect();
+    this.channels.clear();
+    this.subscriber?.disconnect();
     this.logger.debug('redis storage closed');
   }
 }
@@ -228,10 +291,10 @@ function failureHint(kind: 'auth' | 'tls' | undefined, cause: string): string {
   return `redis storage stopped reconnecting (${cause})`;
 }
 
-function openClient(url: string, password: string | undefined): Redis {
+function openClient(url: string, password: string | undefined, overrides: RedisOptions = {}): Redis {
   try {
     // ioredis lets URL fields win over options, so an explicit password must be taken out of the URL.
-    return new Redis(password ? withoutUrlPassword(url) : url, { ...CLIENT_OPTIONS, ...(password ? { password } : {}) });
+    return new Redis(password ? withoutUrlPassword(url) : url, { ...CLIENT_OPTIONS, ...overrides, ...(password ? { password } : {}) });
   } catch {
     // The driver's message may quote the URL, and with it a password.
     throw new McpPaletteError('invalid_redis_url', 'the Redis URL is not valid');

@@ -40,6 +40,18 @@ export interface Store {
    * StorageUnavailableError (`server_error`), as Redis refuses INCR on it.
    */
   increment(key: StoreKey, ttlSeconds: number): Promise<number>;
+  /**
+   * Sends `message` to every subscriber of `channel` on this backend: for Redis, every instance that
+   * shares it (PUBLISH), for memory only this process. Fire and forget: a message sent while nobody
+   * listens, or while a subscriber is reconnecting, is lost; nothing is stored.
+   */
+  publish(channel: StoreKey, message: string): Promise<void>;
+  /**
+   * Calls `listener` with each message published on `channel` from now on. Returns an unsubscribe
+   * that is safe to call twice. Never throws for an outage (a Redis subscription re-establishes itself
+   * when the connection comes back); throws StorageUnavailableError after close.
+   */
+  subscribe(channel: StoreKey, listener: (message: string) => void): () => void;
   /** Calls listener on every state change (not with the current state). Returns an unsubscribe. */
   onState(listener: (state: StoreState) => void): () => void;
   /** Releases the connection or timer; later operations reject with StorageUnavailableError. */

@@ -34,10 +34,11 @@ interface McpFlowServerDef extends NodeDef {
   maxConcurrent?: string | number;
   /** mcp-redis node for task records; on OAuth endpoints the sign-in storage when unset. */
   storage?: string;
+  maxStreams?: string | number;
 }
 
 interface ResponseMessage extends NodeMessage {
-  payload?: { executionId?: unknown; result?: unknown; contents?: unknown; messages?: unknown; error?: unknown };
+  payload?: { executionId?: unknown; result?: unknown; contents?: unknown; messages?: unknown; error?: unknown; uri?: unknown };
 }
 
 /** Task records of endpoints without a storage node: this process alone, until it restarts. */
@@ -147,6 +148,18 @@ export default function (RED: NodeAPI) {
           const parsed = parseLogPayload(msg.payload);
           if (!parsed.ok) return done(new Error(t('errors.badLog', { field: parsed.field })));
           if (controller.log(parsed.executionId, parsed.value) === 'unknown') warnThrottled('log-unknown', 'unknownLog', { executionId: parsed.executionId });
+          return done();
+        }
+        case 'mcp-resource-updated': {
+          const uri = msg.payload?.uri;
+          if (typeof uri !== 'string' || uri === '') return done(new Error(t('errors.badResourceUpdate')));
+          const delivery = controller.resourceUpdated(uri);
+          // A URI no resource here has is a mistake in the flow; one nobody listens to is normal.
+          if (delivery === 'unknown') requestLog.warn('unknownResourceUpdate', t('errors.unknownResourceUpdate', { uri: uri.slice(0, 200) }));
+          else if (delivery === 'unwatched' || delivery === 'stopped') {
+            const held = throttle.admit(`resource-update ${delivery}`);
+            if (held !== undefined) node.debug(t(`errors.${delivery === 'stopped' ? 'resourceUpdateStopped' : 'unwatchedResourceUpdate'}`, { uri: uri.slice(0, 200) }));
+          }
           return done();
         }
         case 'start':

@@ -262,6 +262,50 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
       assert.deepEqual(seen, []);
     });
 
+    it('delivers a published message to each subscriber of its channel only, until it unsubscribes', async () => {
+      const namespace = `ns-${randomUUID()}`;
+      const channel = { namespace, kind: 'events', id: '/tools' };
+      const other = { namespace, kind: 'events', id: '/other' };
+      const heard: string[] = [];
+      const heardOther: string[] = [];
+      let wake: (() => void) | undefined;
+      const nextMessage = () => new Promise<void>((resolve) => (wake = resolve));
+      const stopFirst = store.subscribe(channel, (message) => {
+        heard.push(`first ${message}`);
+        wake?.();
+      });
+      const stopSecond = store.subscribe(channel, (message) => heard.push(`second ${message}`));
+      const stopOther = store.subscribe(other, (message) => heardOther.push(message));
+      // A Redis subscription is made on its own connection; wait until one round trip shows it is in place.
+      for (let attempt = 0; heard.length === 0 && attempt < 100; attempt += 1) {
+        const arrived = nextMessage();
+        await store.publish(channel, 'probe');
+        await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, 50))]);
+      }
+      heard.length = 0;
+      const arrived = nextMessage();
+      await store.publish(channel, 'changed: tools');
+      await arrived;
+      assert.ok(heard.includes('first changed: tools'));
+      stopFirst();
+      stopFirst();
+      stopSecond();
+      // Messages on one connection arrive in order: once `other` hears its message, any late one on `channel` would have come.
+      const otherArrived = new Promise<void>((resolve) => {
+        const stop = store.subscribe(other, () => {
+          stop();
+          resolve();
+        });
+      });
+      await store.publish(channel, 'after unsubscribe');
+      await store.publish(other, 'elsewhere');
+      await otherArrived;
+      stopOther();
+      assert.ok(!heard.includes('first after unsubscribe') && !heard.includes('second after unsubscribe'), heard.join(', '));
+      assert.ok(heard.includes('second changed: tools'), 'every subscriber of the channel hears it');
+      assert.ok(!heardOther.includes('changed: tools'), 'another channel does not');
+    });
+
     it('rejects every operation with StorageUnavailableError after close', async () => {
       const closing = await openExtra(`${prefix}-closing`);
       const k = key();
@@ -276,6 +320,7 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
         () => closing.compareAndSet(k, 'v', 'w', 60),
         () => closing.delete(k),
         () => closing.increment(k, 60),
+        () => closing.publish(k, 'v'),
       ];
       for (const operation of operations) {
         await assert.rejects(operation, (error: unknown) => error instanceof StorageUnavailableError && error.code === 'storage_unavailable');

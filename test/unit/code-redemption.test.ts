@@ -60,6 +60,8 @@ class StallingStore implements Store {
   compareAndSet: Store['compareAndSet'] = (key, expected, next, ttl) => this.run('compareAndSet', () => this.inner.compareAndSet(key, expected, next, ttl));
   delete: Store['delete'] = (key) => this.run('delete', () => this.inner.delete(key));
   increment: Store['increment'] = (key, ttl) => this.run('increment', () => this.inner.increment(key, ttl));
+  publish: Store['publish'] = (channel, message) => this.inner.publish(channel, message);
+  subscribe: Store['subscribe'] = (channel, listener) => this.inner.subscribe(channel, listener);
   onState: Store['onState'] = () => () => undefined;
   close: Store['close'] = () => this.inner.close();
 }

@@ -4,7 +4,7 @@ import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
 const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, ttlSeconds: 3600, maxResultKb: 1024 };
-const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, groups: [], tasks: TASK_DEFAULTS };
+const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
   let caught: unknown;
@@ -20,7 +20,7 @@ function assertCode(config: Record<string, unknown>, code: string): McpPaletteEr
 }
 
 describe('parseFlowServerConfig', () => {
-  it('defaults to node-red-mcp on /mcp, local access, 32 concurrent calls', () => {
+  it('defaults to node-red-mcp on /mcp, local access, 32 concurrent calls, 1000 open streams', () => {
     assert.deepEqual(parseFlowServerConfig({}), DEFAULTS);
   });
 
@@ -35,6 +35,7 @@ describe('parseFlowServerConfig', () => {
       path: '/tools/home',
       access: 'oauth',
       maxConcurrent: 5,
+      maxStreams: 1_000,
       groups: ['a'],
       tasks: TASK_DEFAULTS,
     });
@@ -81,6 +82,16 @@ describe('parseFlowServerConfig', () => {
 
   it('refuses maxConcurrent outside 1..10000 or not whole with invalid_max_concurrent', () => {
     for (const maxConcurrent of ['0', 0, '10001', 'abc', 1.5, '-3']) assertCode({ maxConcurrent }, 'invalid_max_concurrent');
+  });
+
+  it('reads maxStreams as a number or numeric string, blank as the default (flows from before it existed)', () => {
+    assert.equal(parseFlowServerConfig({ maxStreams: '3' }).maxStreams, 3);
+    assert.equal(parseFlowServerConfig({ maxStreams: 100_000 }).maxStreams, 100_000);
+    assert.equal(parseFlowServerConfig({ maxStreams: '' }).maxStreams, 1_000);
+  });
+
+  it('refuses maxStreams outside 1..100000 or not whole with invalid_max_streams', () => {
+    for (const maxStreams of ['0', 0, '100001', 'many', 2.5, '-1']) assertCode({ maxStreams }, 'invalid_max_streams');
   });
 
   it('returns a frozen result', () => {

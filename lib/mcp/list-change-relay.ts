@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Store } from '../storage/store.js';
+import { isListKind, type ListKind } from './list-changes.js';
+
+/** Tells this process's own messages apart from other instances' on a shared channel. */
+const INSTANCE_ID = randomUUID();
+
+export interface ListChangeRelay {
+  /** Tells the other instances sharing the storage that these lists of the endpoint changed. */
+  announce(kinds: readonly ListKind[]): void;
+  close(): void;
+}
+
+/**
+ * List-changed news for one endpoint across Node-RED instances that share a Redis: a deploy on one
+ * instance publishes which lists changed, and every other instance tells the clients whose streams
+ * it holds. Memory storage reaches only this process, where the endpoint has already told its own
+ * clients, so the relay is only built for Redis. Lost while Redis is down (nothing is queued): a
+ * client that reconnects lists again anyway.
+ */
+export function relayListChanges(options: {
+  readonly store: Store;
+  readonly namespace: string;
+  readonly path: string;
+  readonly logger: Logger;
+  /** Called with the kinds another instance announced for this endpoint. */
+  readonly deliver: (kinds: ListKind[]) => void;
+}): ListChangeRelay {
+  const { store, logger } = options;
+  const channel = { namespace: options.namespace, kind: 'list-changed', id: options.path };
+  const unsubscribe = store.subscribe(channel, (message) => {
+    const kinds = parseAnnouncement(message);
+    if (kinds === undefined) return logger.debug(`list-changed message on ${options.path} ignored: not one this palette sends`);
+    if (kinds.length > 0) options.deliver(kinds);
+  });
+  return {
+    announce(kinds) {
+      if (kinds.length === 0) return;
+      store.publish(channel, JSON.stringify({ origin: INSTANCE_ID, kinds })).catch((error: unknown) => {
+        logger.warn(`clients on other instances were not told that the ${kinds.join(', ')} list(s) of ${options.path} changed: ${describeError(error)}`);
+      });
+    },
+    close: unsubscribe,
+  };
+}
+
+/** The kinds another instance announced; [] for this instance's own message; undefined for anything else. */
+function parseAnnouncement(message: string): ListKind[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return undefined;
+  }
+  const { origin, kinds } = (parsed ?? {}) as { origin?: unknown; kinds?: unknown };
+  if (typeof origin !== 'string' || !Array.isArray(kinds) || !kinds.every(isListKind)) return undefined;
+  return origin === INSTANCE_ID ? [] : kinds;
+}
