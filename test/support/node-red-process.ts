@@ -46,6 +46,8 @@ export interface StartOptions {
   readonly uiPort?: number;
   /** More settings.js entries (plain JSON values), such as httpNodeRoot or httpNodeAuth. */
   readonly settings?: Record<string, unknown>;
+  /** Node-RED's console log level; `debug` shows the lines nodes write with node.debug. Default `info`. */
+  readonly logLevel?: 'info' | 'debug';
   /** Node credentials by node id, written to flows_cred.json (unencrypted: credentialSecret is false). */
   readonly credentials?: Record<string, Record<string, string>>;
 }
@@ -65,7 +67,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
     uiPort,
     flowFile: 'flows.json',
     credentialSecret: false,
-    logging: { console: { level: 'info', metrics: false, audit: false } },
+    logging: { console: { level: options.logLevel ?? 'info', metrics: false, audit: false } },
     editorTheme: { tours: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
     ...options.settings,
