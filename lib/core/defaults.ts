@@ -49,6 +49,8 @@ export const DEFAULTS = Object.freeze({
    */
   maxListenStreams: 1_000,
   maxListenStreamsLimit: 100_000,
+  /** How long list-changed news of a deploy waits for a storage connection that is still being made. */
+  listChangeRelayWaitMs: 10_000,
   /** How long closing a listener may wait for open connections before they are cut. */
   listenerCloseGraceMs: 2_000,
 });

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../storage/store.js';
+import { waitForState } from '../storage/wait-for-state.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { isListKind, type ListKind } from './list-changes.js';
 
 /** Tells this process's own messages apart from other instances' on a shared channel. */
@@ -38,7 +40,10 @@ export function relayListChanges(options: {
   return {
     announce(kinds) {
       if (kinds.length === 0) return;
-      store.publish(channel, JSON.stringify({ origin: INSTANCE_ID, kinds })).catch((error: unknown) => {
+      // A full deploy opens a new storage connection together with the endpoint: the news of that
+      // very deploy waits for it, briefly, instead of failing on a connection still being made.
+      const ready = store.state === 'ready' ? Promise.resolve() : waitForState(store, 'ready', DEFAULTS.listChangeRelayWaitMs);
+      ready.then(() => store.publish(channel, JSON.stringify({ origin: INSTANCE_ID, kinds }))).catch((error: unknown) => {
         logger.warn(`clients on other instances were not told that the ${kinds.join(', ')} list(s) of ${options.path} changed: ${describeError(error)}`);
       });
     },

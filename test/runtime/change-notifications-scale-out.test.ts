@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
+import { waitForEndpoint } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { claudeLikeDocument, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
+import { freePort } from '../support/ports.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+
+/**
+ * Two Node-RED instances behind one public address sharing one real redis-server, as in
+ * oauth-scale-out.test.ts: a deploy on instance 1 that changes the tool list reaches a 2026-07-28
+ * client whose subscriptions/listen stream is open on instance 2.
+ */
+
+const CLIENT_ID = 'https://client.test/oauth/claude-like.json';
+const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-tests' };
+
+function instanceFlows(port: number, baseUrl: string, issuer: string, tools: string[] = ['first_tool']): FlowNode[] {
+  return [
+    tab(),
+    runtimeBehind('rt', port, baseUrl),
+    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
+    oidcAuth('auth', { storage: 'store', issuer, clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
+    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users' }),
+    ...tools.map((name) => tool(`t-${name}`, { name, endpoint: '/tools' })),
+  ];
+}
+
+describe(`list changes across two Node-RED instances sharing Redis on ${nodeRedPackage}`, () => {
+  let idp: TestIdp;
+  let redis: RedisServer;
+  let first: NodeRedProcess;
+  let second: NodeRedProcess;
+  let baseUrl: string;
+  let secondBase: string;
+  let port1: number;
+  let client: Client | undefined;
+
+  before(async () => {
+    [port1] = [await freePort()];
+    const port2 = await freePort();
+    baseUrl = `http://127.0.0.1:${port1}`;
+    secondBase = `http://127.0.0.1:${port2}`;
+    idp = await startTestIdp({
+      clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: [`${baseUrl}/oauth/team/callback`] }],
+    });
+    redis = await startRedis();
+    const env = { MCP_TEST_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_TEST_REDIS_URL: redis.url };
+    [first, second] = await Promise.all([
+      startNodeRed(instanceFlows(port1, baseUrl, idp.issuer), { env }),
+      startNodeRed(instanceFlows(port2, baseUrl, idp.issuer), { env }),
+    ]);
+    await Promise.all([waitForEndpoint(`${baseUrl}/tools`), waitForEndpoint(`${secondBase}/tools`)]);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await first?.stop();
+    await second?.stop();
+    await idp?.stop();
+    await redis?.stop();
+  });
+
+  it('tells a stream open on instance 2 about deploys on instance 1: changed nodes only, and a full deploy that replaces the endpoint', { timeout: 90_000 }, async () => {
+    const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+    const signIn = await signedInClient(`${baseUrl}/tools`, provider, idp, 'alice', 'auto');
+    await signIn.close();
+    client = new Client({ name: 'change-scale-out-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${secondBase}/tools`), { authProvider: provider }));
+    const heard: string[] = [];
+    let wake: (() => void) | undefined;
+    client.setNotificationHandler('notifications/tools/list_changed', (notification) => {
+      heard.push(notification.method);
+      wake?.();
+    });
+    const next = (count: number) =>
+      new Promise<void>((resolve) => {
+        wake = () => heard.length >= count && resolve();
+        wake();
+      });
+    const subscription = await client.listen({ toolsListChanged: true });
+    assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true });
+
+    // Instance 2's own list is unchanged: only the news from instance 1 can wake the client.
+    await first.deploy(instanceFlows(port1, baseUrl, idp.issuer, ['first_tool', 'second_tool']), 'nodes');
+    await next(1);
+    await first.deploy(instanceFlows(port1, baseUrl, idp.issuer, ['first_tool', 'second_tool', 'third_tool']), 'full');
+    await next(2);
+    assert.deepEqual(heard, ['notifications/tools/list_changed', 'notifications/tools/list_changed']);
+    // The instance that was deployed serves the new list; instance 2 keeps its own until it is deployed too.
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['first_tool']);
+    await subscription.close();
+  });
+});
