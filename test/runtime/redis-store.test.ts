@@ -51,6 +51,21 @@ async function assertEveryOperationUnavailable(store: Store, reason?: string): P
   for (const operation of operations) await assert.rejects(operation, isUnavailable(reason));
 }
 
+/** Publishes on `from` until `to`'s listener hears it (a subscription is made on its own connection, asynchronously). */
+async function publishUntilHeard(from: RedisStore, to: RedisStore, channel: StoreKey, message: string): Promise<string[]> {
+  const heard: string[] = [];
+  const stop = to.subscribe(channel, (received) => heard.push(received));
+  try {
+    for (let attempt = 0; heard.length === 0 && attempt < 200; attempt += 1) {
+      await from.publish(channel, message).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return heard;
+  } finally {
+    stop();
+  }
+}
+
 // One server for the contract and the sharing tests; outage and password tests start their own.
 let shared: Promise<RedisServer> | undefined;
 const sharedRedis = () => (shared ??= startRedis());
@@ -115,6 +130,34 @@ describe('RedisStore on a real redis-server', { timeout: 60_000 }, () => {
     }
   });
 
+  it('carries a message published by one store to a subscriber on another, as list changes travel between instances', async () => {
+    const prefix = `events-${randomUUID().slice(0, 8)}`;
+    const first = await openReady(server.url, { keyPrefix: prefix });
+    const second = await openReady(server.url, { keyPrefix: prefix });
+    const elsewhere = await openReady(server.url, { keyPrefix: `${prefix}-other` });
+    try {
+      const channel = { namespace: 'ns', kind: 'list-changed', id: '/tools' };
+      const unrelated: string[] = [];
+      const stopUnrelated = elsewhere.subscribe(channel, (message) => unrelated.push(message));
+      const heard = await publishUntilHeard(first, second, channel, 'tools changed');
+      assert.equal(heard[0], 'tools changed');
+      stopUnrelated();
+      assert.deepEqual(unrelated, [], 'another key prefix is another deployment');
+      // The raw channel name follows the key layout.
+      const rawHeard = new Promise<string>((resolve) => {
+        const subscriber = raw.duplicate();
+        subscriber.on('message', (_channel: string, message: string) => {
+          resolve(message);
+          subscriber.disconnect();
+        });
+        void subscriber.subscribe(`${prefix}:ns:list-changed:/tools`).then(() => first.publish(channel, 'seen raw'));
+      });
+      assert.equal(await rawHeard, 'seen raw');
+    } finally {
+      await Promise.all([first.close(), second.close(), elsewhere.close()]);
+    }
+  });
+
   it('turns a command Redis refuses into StorageUnavailableError (server_error), logged by code only', async () => {
     const logger = capturingLogger();
     const store = await openReady(server.url, { logger });
@@ -176,6 +219,27 @@ describe('RedisStore during a Redis outage', { timeout: 90_000, skip: NEEDS_OWN_
     assert.equal(await store.compareAndSet(key, 'x', 'y', 60), false);
     assert.deepEqual([states[0], states.at(-1)], ['reconnecting', 'ready']);
     assert.ok(logger.lines.some((line) => /^info: redis storage reconnected/.test(line)), logger.lines.join('\n'));
+  });
+
+  it('subscribes again by itself when Redis comes back, so channel messages flow again', async () => {
+    const publisher = await openReady(server.url);
+    try {
+      const channel = { namespace: 'ns', kind: 'list-changed', id: '/outage' };
+      assert.deepEqual(await publishUntilHeard(publisher, store, channel, 'before'), ['before']);
+      const heard: string[] = [];
+      const stop = store.subscribe(channel, (message) => heard.push(message));
+      await server.restart();
+      await waitForState(store, 'ready', STATE_TIMEOUT_MS);
+      await waitForState(publisher, 'ready', STATE_TIMEOUT_MS);
+      for (let attempt = 0; !heard.includes('after restart') && attempt < 200; attempt += 1) {
+        await publisher.publish(channel, 'after restart').catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      stop();
+      assert.ok(heard.includes('after restart'), 'the subscription came back with the connection');
+    } finally {
+      await publisher.close();
+    }
   });
 
   it('times out commands to a hung Redis instead of hanging, and carries on when it answers again', async () => {
