@@ -208,7 +208,7 @@ describe('mcp-flow-server', () => {
 
     server.receive({ topic: 'bogus' });
     const [error] = await waitFor(() => messagesOf(server, 'error').length > 0 && messagesOf(server, 'error'), 'node.error');
-    assert.equal(error, 'Unknown command topic "bogus": expected mcp-tool-response, mcp-tool-progress, mcp-tool-log, mcp-resource-response, mcp-prompt-response, start, stop or restart');
+    assert.equal(error, 'Unknown command topic "bogus": expected mcp-tool-response, mcp-tool-progress, mcp-tool-log, mcp-resource-response, mcp-prompt-response, mcp-resource-updated, start, stop or restart');
     const [catchMsg] = await waitFor(() => caught.length > 0 && caught, 'the Catch node');
     assert.match(String((catchMsg as unknown as { error: { message: string } }).error.message), /Unknown command topic "bogus"/);
     assert.equal(lastStatus(server)?.fill, 'green', 'a bad message does not stop the endpoint');
@@ -327,12 +327,13 @@ describe('mcp-flow-server', () => {
     assert.equal((await rpc(port, 'tools/list')).body.result.tools.length, 1);
   });
 
-  it('refuses an invalid path, concurrency limit or missing runtime with a red status', async () => {
+  it('refuses an invalid path, concurrency limit, stream limit or missing runtime with a red status', async () => {
     const port = await freePort();
     await helper.load(nodes, flowOf(
       runtimeDef('rt', port),
       flowServerDef('badPath', 'rt', [[]], { path: '/oauth/mcp' }),
       flowServerDef('badLimit', 'rt', [[]], { path: '/x', maxConcurrent: '0' }),
+      flowServerDef('badStreams', 'rt', [[]], { path: '/z', maxStreams: 'lots' }),
       flowServerDef('noRuntime', '', [[]], { path: '/y' }),
       flowServerDef('sibling', 'rt', [[]], { path: '/sibling' }),
     ));
@@ -347,7 +348,8 @@ describe('mcp-flow-server', () => {
       shape: 'ring',
       text: 'Concurrent calls must be a whole number from 1 to 10000',
     });
-    await expectNeverStarted(port, ['badPath', 'badLimit', 'noRuntime'], '/oauth/mcp', '/x', '/y');
+    assert.deepEqual(lastStatus(helper.getNode('badStreams')), { fill: 'red', shape: 'ring', text: 'Open streams must be a whole number from 1 to 100000' });
+    await expectNeverStarted(port, ['badPath', 'badLimit', 'badStreams', 'noRuntime'], '/oauth/mcp', '/x', '/y', '/z');
   });
 
   it('shows the Base URL in its status and accepts that host name under Local access', async () => {

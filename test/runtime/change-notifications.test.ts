@@ -180,7 +180,11 @@ describe(`change notifications (subscriptions/listen, mcp-resource-updated) on $
     await nodeRed.deploy(flows(port, [unrelated, tool('t-second', { name: 'second_tool', endpoint: '/watch' })]), 'nodes');
     assert.equal((await heard.nth(2)).method, 'notifications/tools/list_changed');
     assert.equal((await heard.nth(3)).method, 'notifications/prompts/list_changed', 'second_report went away again');
-    assert.ok((await client.listTools()).tools.some((t) => t.name === 'second_tool'));
+    // The list says it may not be cached (the SDK's default hint), so the notification is never
+    // contradicted by a cached copy: the client lists again and sees the new tool.
+    const listed = await client.listTools();
+    assert.ok(listed.tools.some((t) => t.name === 'second_tool'));
+    assert.deepEqual([(listed as { ttlMs?: unknown }).ttlMs, (listed as { cacheScope?: unknown }).cacheScope], [0, 'private']);
     await subscription.close();
   });
 
