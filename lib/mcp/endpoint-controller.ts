@@ -5,6 +5,7 @@ import { McpPaletteError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import type { MountedRoute, RouteSite } from '../http/route-site.js';
+import type { Store } from '../storage/store.js';
 import type { CancelReason } from '../execution/cancellation.js';
 import type { LogLine, ProgressReport } from './call-stream.js';
 import { McpEndpoint, type CallFinished, type McpEndpointOptions, type ExecutionContext, type LogDelivery, type ProgressDelivery, type UpdateDelivery } from './mcp-endpoint.js';
@@ -47,6 +48,8 @@ export interface EndpointControllerOptions {
   readonly onCallFinished?: (event: CallFinished) => void;
   readonly measureResponses?: () => boolean;
   readonly onState: (state: EndpointState) => void;
+  /** The endpoint's shared storage: with Redis, list-changed news reaches the other instances' clients. */
+  readonly changes?: Store;
 }
 
 /**
@@ -212,14 +215,14 @@ export class EndpointController {
   }
 
   /**
-   * Across instances only through Redis: memory storage is one process, and a Local endpoint (no
-   * sign-in, no storage) serves this machine alone.
+   * Across instances only through Redis: memory storage is one process, where the endpoint has
+   * already told its own clients. The key prefix of the storage keeps deployments apart.
    */
   private openRelay(endpoint: McpEndpoint): ListChangeRelay | undefined {
-    const auth = this.options.access.auth;
-    if (this.options.settings.access !== 'oauth' || auth?.store.mode !== 'redis') return undefined;
+    const store = this.options.changes;
+    if (store?.mode !== 'redis') return undefined;
     try {
-      return relayListChanges({ store: auth.store, namespace: auth.namespace, path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds) });
+      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds) });
     } catch (error) {
       this.options.logger.warn(`list changes on ${endpoint.path} reach only this instance's clients: ${describeError(error)}`);
       return undefined;

@@ -226,7 +226,8 @@ export default function (RED: NodeAPI) {
       if (signedIn) storage = authNode?.configuration?.store;
       // Tasks live where the endpoint's other state lives, so every instance behind a load balancer
       // can answer for them; an endpoint with no storage at all keeps them in this process.
-      const taskStore = storageNode?.store ?? storage ?? (processTaskStore ??= new MemoryStore());
+      const sharedStore = storageNode?.store ?? storage;
+      const taskStore = sharedStore ?? (processTaskStore ??= new MemoryStore());
       if (!signedIn && storageNode?.store) storage = storageNode.store;
       return new EndpointController({
         settings,
@@ -281,6 +282,8 @@ export default function (RED: NodeAPI) {
           if (line) audit(line);
         },
         onState: (state) => showState(state),
+        // List-changed news crosses instances where task records do (never through process memory).
+        ...(sharedStore ? { changes: sharedStore } : {}),
       });
     }
 
