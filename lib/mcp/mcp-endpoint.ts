@@ -35,6 +35,7 @@ import { registerContentHandlers, type ContentCall, type ContentFinished, type C
 import { isPlainObject } from './json-schema.js';
 import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { listChangedEvent, type ListKind } from './list-changes.js';
+import { capabilitiesFor } from './server-capabilities.js';
 import { narrowListenRequest } from './listen-request.js';
 import { ResourceWatchers } from './resource-watchers.js';
 import { LogThrottle } from '../core/log-throttle.js';
@@ -770,23 +771,6 @@ const EDITOR_HEADERS = Object.freeze({
 function parseEventStreamAnswer(text: string): unknown {
   const data = text.split('\n').filter((line) => line.startsWith('data:')).pop();
   return data ? JSON.parse(data.slice(5)) : undefined;
-}
-
-/**
- * Change notifications need a stream to travel on: 2026-07-28 has `subscriptions/listen`; the 2025
- * revisions deliver them on a GET stream of a session, which stateless serving has neither of
- * (GET answers 405). So only the 2026-07-28 capabilities promise `listChanged` and `subscribe`.
- */
-function capabilitiesFor(content: ContentCatalog, modern: boolean): ServerCapabilities {
-  const declared = content.capabilities;
-  if (!modern) return Object.freeze({ tools: {}, logging: {}, ...declared });
-  return Object.freeze({
-    tools: { listChanged: true },
-    logging: {},
-    ...declared,
-    ...(declared.resources ? { resources: { subscribe: true, listChanged: true } } : {}),
-    ...(declared.prompts ? { prompts: { listChanged: true } } : {}),
-  });
 }
 
 /** One `tools/call` or `tools/list` request (not a batch). */
