@@ -15,9 +15,10 @@ export type ListFingerprints = Readonly<Record<ListKind, string>>;
  */
 export function fingerprintLists(tools: ToolCatalog, content: ContentCatalog): ListFingerprints {
   return Object.freeze({
-    tools: digest(tools.listResult),
-    resources: digest([content.resourcesResult, content.templatesResult]),
-    prompts: digest(content.promptsResult),
+    // Every page: a change past the first page of a long list is a change too.
+    tools: digest(tools.listings),
+    resources: digest([content.resourcePages.all, content.templatePages.all]),
+    prompts: digest(content.promptPages.all),
   });
 }
 

@@ -34,6 +34,11 @@ export class PagedList<Item, Result extends object> {
     }
   }
 
+  /** Every item, unpaged (what changed between two deploys is judged on the whole list). */
+  get all(): readonly Item[] {
+    return this.items;
+  }
+
   /** The page after `cursor` (the first page without one); -32602 for a cursor this list did not issue. */
   page(cursor: unknown): Result {
     if (cursor === undefined) return this.first;

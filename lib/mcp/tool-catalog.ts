@@ -29,6 +29,11 @@ export class ToolCatalog {
     return this.pages.page(cursor);
   }
 
+  /** Every tool as listed, across all pages. */
+  get listings(): readonly Tool[] {
+    return this.pages.all;
+  }
+
   get size(): number {
     return this.byName.size;
   }

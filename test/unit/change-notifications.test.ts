@@ -34,6 +34,13 @@ describe('list fingerprints', () => {
     assert.deepEqual(changedKinds(before, fingerprintLists(new ToolCatalog([toolNamed('a')]), templated)), ['resources', 'prompts']);
   });
 
+  it('sees a change on a later page of a long list', () => {
+    const names = Array.from({ length: 5 }, (_, i) => `tool_${i}`);
+    const before = fingerprintLists(new ToolCatalog(names.map(toolNamed), undefined, 2), ContentCatalog.empty);
+    const after = fingerprintLists(new ToolCatalog([...names, 'tool_9'].map(toolNamed), undefined, 2), ContentCatalog.empty);
+    assert.deepEqual(changedKinds(before, after), ['tools']);
+  });
+
   it('remembers per endpoint what was served last, across a replaced endpoint', () => {
     const served = new ServedLists();
     const one = fingerprintLists(new ToolCatalog([toolNamed('a')]), ContentCatalog.empty);
