@@ -46,7 +46,9 @@ export class SuiteCli {
       if (wholeRevision) {
         await this.run(['server', '--url', url, '--suite', 'all', '--spec-version', revision, '-o', outputDir]);
       } else {
-        for (const name of scenarios) await this.run(['server', '--url', url, '--scenario', name, '-o', outputDir]);
+        // A dated revision is passed on, so the suite's client speaks it (not its default revision).
+        const revisionArgs = /^\d{4}-\d{2}-\d{2}$/.test(revision) ? ['--spec-version', revision] : [];
+        for (const name of scenarios) await this.run(['server', '--url', url, '--scenario', name, ...revisionArgs, '-o', outputDir]);
       }
       return readResults(outputDir, scenarios);
     } finally {
