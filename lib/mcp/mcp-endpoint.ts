@@ -43,6 +43,7 @@ import { checkParamHeaders } from './param-headers.js';
 import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
+import { plainLegacyToolsListId, writePrebuiltList } from './prebuilt-tools-list.js';
 import type { Store } from '../storage/store.js';
 import { TaskManager, type TaskEnding, type TaskLimits } from '../tasks/task-manager.js';
 import { modernTask, legacyTask } from '../tasks/task-record.js';
@@ -331,6 +332,9 @@ export class McpEndpoint {
       res.writeHead(202).end();
       return;
     }
+    // The first page of tools/list is a constant per deploy: 2025-era clients get its prebuilt bytes.
+    const listId = plainLegacyToolsListId(req, parsedBody);
+    if (listId !== undefined) return writePrebuiltList(res, this.catalog.listJson, listId);
     let request: Request;
     try {
       request = bodylessWebRequest(req);

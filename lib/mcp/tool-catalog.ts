@@ -24,6 +24,13 @@ export class ToolCatalog {
     this.listResult = this.pages.first;
   }
 
+  private listText: string | undefined;
+
+  /** The first page as JSON text, written once per deploy on first use (2025-era answers reuse it). */
+  get listJson(): string {
+    return (this.listText ??= JSON.stringify(this.listResult));
+  }
+
   /** The `tools/list` page after `cursor`; throws -32602 for a cursor this endpoint did not issue. */
   page(cursor: unknown): ListToolsResult {
     return this.pages.page(cursor);
