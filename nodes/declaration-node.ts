@@ -1,11 +1,14 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { McpPaletteError, catalogKey } from '../lib/core/errors.js';
+import { isSchemaRefusal, type SchemaIssue } from '../lib/mcp/schema-issues.js';
 
 /** What one declaration node type (tool, resource, prompt) does with its editor config. */
 export interface Declaration<Config> {
   /** Parses the config and registers it under the node's id; returns the `status.ready` parameters. */
   readonly register: (id: string, config: Config) => Record<string, string>;
   readonly unregister: (id: string) => void;
+  /** For types with schemas: a refused schema's issues as sentences, instead of the validator's lines. */
+  readonly sayIssues?: (issues: readonly SchemaIssue[]) => string;
 }
 
 /**
@@ -22,7 +25,8 @@ export function registerDeclarationNode<Config>(RED: NodeAPI, type: string, decl
       node.status({ fill: 'green', shape: 'dot', text: t('status.ready', declaration.register(node.id, config)) });
     } catch (error) {
       if (!(error instanceof McpPaletteError)) throw error;
-      const reason = t(`errors.${catalogKey(error.code)}`, { ...error.params });
+      const params = isSchemaRefusal(error) && declaration.sayIssues ? { reason: declaration.sayIssues(error.issues) } : { ...error.params };
+      const reason = t(`errors.${catalogKey(error.code)}`, params);
       node.status({ fill: 'red', shape: 'ring', text: t('status.invalid', { reason }) });
       node.error(reason);
     }

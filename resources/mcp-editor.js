@@ -94,6 +94,22 @@
             return SECRET_ENV_NAME.test(String(name));
         },
 
+        /**
+         * The path of the one MCP endpoint in this editor, or null when there is none or there are
+         * several: a new tool, resource or prompt binds to it, as a user with one endpoint expects.
+         * Flow servers sharing a path count once; disabled ones are skipped like the runtime does.
+         */
+        soleEndpointPath: function () {
+            var paths = [];
+            RED.nodes.eachNode(function (n) {
+                if (n.type === "mcp-flow-server" && !n.d && typeof n.path === "string" && n.path !== "" &&
+                    paths.indexOf(n.path) === -1) {
+                    paths.push(n.path);
+                }
+            });
+            return paths.length === 1 ? paths[0] : null;
+        },
+
         /** A refused variable name, echoed only when it looks like one: a pasted secret is never shown. */
         shownEnvName: function (name, notAName) {
             return /^[A-Z][A-Z0-9_]{0,79}$/.test(name) ? name : notAName;

@@ -9,6 +9,27 @@ export interface SchemaProblem {
 
 export type ValueCheck = (value: unknown) => readonly SchemaProblem[];
 
+/**
+ * Why a schema cannot be used, one entry per problem for people to read: the meta-schema rule a
+ * place breaks (with the keyword's own parameters), a dialect the palette does not run, or a
+ * compile failure (an unresolvable $ref).
+ */
+export type SchemaFault =
+  | { readonly kind: 'rule'; readonly pointer: string; readonly keyword: string; readonly params: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'dialect'; readonly dialect: string }
+  | { readonly kind: 'compile'; readonly detail: string };
+
+/** What compileSchema throws: the message as before, and the faults for a sentence each. */
+export class SchemaCompileError extends Error {
+  readonly faults: readonly SchemaFault[];
+
+  constructor(message: string, faults: readonly SchemaFault[]) {
+    super(message);
+    this.name = 'SchemaCompileError';
+    this.faults = faults;
+  }
+}
+
 interface AjvErrorLike {
   instancePath: string;
   keyword: string;
@@ -46,7 +67,9 @@ function engineFor(schema: Record<string, unknown>): AjvEngine {
     engineDraft07 ??= addFormats(new Ajv(ENGINE_OPTIONS)) as unknown as AjvEngine;
     return engineDraft07;
   }
-  throw new Error(`unsupported $schema ${JSON.stringify(declared)}: use JSON Schema 2020-12 (the default) or draft-07`);
+  throw new SchemaCompileError(`unsupported $schema ${JSON.stringify(declared)}: use JSON Schema 2020-12 (the default) or draft-07`, [
+    { kind: 'dialect', dialect: JSON.stringify(declared) },
+  ]);
 }
 
 /**
@@ -57,13 +80,15 @@ export function compileSchema(schema: unknown): ValueCheck {
   if (!isPlainObject(schema)) throw new Error('must be a JSON object');
   const engine = engineFor(schema);
   if (engine.validateSchema(schema) !== true) {
-    throw new Error(describeProblems(toProblems(engine.errors ?? [])));
+    const errors = engine.errors ?? [];
+    throw new SchemaCompileError(describeProblems(toProblems(errors)), toFaults(errors));
   }
   let validate: AjvValidateLike;
   try {
     validate = engine.compile(schema);
   } catch (error) {
-    throw new Error(error instanceof Error ? error.message : String(error));
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new SchemaCompileError(detail, [{ kind: 'compile', detail }]);
   } finally {
     // The compiled function is all we keep; dropping ajv's cache entry stops redeploys from
     // accumulating schemas and lets the same $id be compiled again on the next deploy.
@@ -95,6 +120,39 @@ function toProblems(errors: readonly AjvErrorLike[]): SchemaProblem[] {
     seen.add(key);
     return true;
   });
+}
+
+// Branching keywords only say "no branch matched"; the branches' own errors say why.
+const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'not', '$ref', '$dynamicRef']);
+
+/**
+ * The meta-schema's errors cut to one per problem. ajv reports every failed branch: a misspelt
+ * `"type": "strin"` fails both the list of type names and "an array of them", plus the anyOf that
+ * joins them. At one place, a branch whose type did not even match (`type`) is dropped when another
+ * error there says more, and the joining keyword is dropped when anything else is left.
+ */
+function toFaults(errors: readonly AjvErrorLike[]): SchemaFault[] {
+  const byPlace = new Map<string, AjvErrorLike[]>();
+  for (const error of errors) {
+    const place = error.instancePath === '' ? '/' : error.instancePath;
+    byPlace.set(place, [...(byPlace.get(place) ?? []), error]);
+  }
+  const places = [...byPlace.keys()];
+  const faults: SchemaFault[] = [];
+  const seen = new Set<string>();
+  for (const [place, group] of byPlace) {
+    const deeper = places.some((other) => other !== place && (place === '/' || other.startsWith(`${place}/`)));
+    let kept = group.filter((error) => !BRANCH_KEYWORDS.has(error.keyword));
+    if (kept.some((error) => error.keyword !== 'type')) kept = kept.filter((error) => error.keyword !== 'type');
+    if (kept.length === 0 && !deeper) kept = group.slice(0, 1);
+    for (const error of kept) {
+      const key = `${place}\u0000${error.keyword}\u0000${JSON.stringify(error.params)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      faults.push({ kind: 'rule', pointer: place, keyword: error.keyword, params: error.params });
+    }
+  }
+  return faults;
 }
 
 function escapePointer(segment: string): string {

@@ -1,7 +1,8 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { describeError, McpPaletteError } from '../core/errors.js';
-import { compileSchema, type ValueCheck } from './json-schema.js';
+import { compileSchema, SchemaCompileError, type ValueCheck } from './json-schema.js';
+import { issuesOfFaults, SchemaRefusal, type SchemaIssue } from './schema-issues.js';
 import { isValidEndpointPath } from './endpoint-path.js';
 import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
 
@@ -75,7 +76,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const maxDurationMs = parseMaxDuration(config.maxDuration, timeoutMs);
   const taskSupport = parseTaskSupport(config.taskSupport);
   const inputSchema = parseSchemaText(config.inputSchema, 'input');
-  if (!inputSchema) throw new McpPaletteError('invalid_input_schema', 'input schema is required', { reason: 'required' });
+  if (!inputSchema) throw new SchemaRefusal('invalid_input_schema', 'required', [{ key: 'required', params: {} }]);
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
   const checkArguments = compileOrThrow(inputSchema, 'input');
   const paramHeaders = paramHeadersOrThrow(inputSchema);
@@ -118,19 +119,19 @@ export function parseSchemaText(text: unknown, kind: 'input' | 'output'): Record
     try {
       value = JSON.parse(text);
     } catch (error) {
-      const reason = `not valid JSON (${error instanceof Error ? error.message : 'parse error'})`;
-      throw new McpPaletteError(code, reason, { reason });
+      const detail = error instanceof Error ? error.message : 'parse error';
+      throw new SchemaRefusal(code, `not valid JSON (${detail})`, [{ key: 'notJson', params: { detail } }]);
     }
   } else if (text === undefined || text === null) {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new McpPaletteError(code, 'must be a JSON object', { reason: 'must be a JSON object' });
+    throw new SchemaRefusal(code, 'must be a JSON object', [{ key: 'notObject', params: {} }]);
   }
   const schema = value as Record<string, unknown>;
   // MCP requires object-shaped arguments and structured results, so the root must say so.
   if (schema.type !== 'object') {
-    throw new McpPaletteError(code, 'the root must have "type": "object"', { reason: 'the root must have "type": "object"' });
+    throw new SchemaRefusal(code, 'the root must have "type": "object"', [{ key: 'rootType', params: {} }]);
   }
   return schema;
 }
@@ -140,7 +141,9 @@ function compileOrThrow(schema: Record<string, unknown>, kind: 'input' | 'output
     return compileSchema(schema);
   } catch (error) {
     const reason = describeError(error);
-    throw new McpPaletteError(kind === 'input' ? 'invalid_input_schema' : 'invalid_output_schema', reason, { reason });
+    const issues: SchemaIssue[] =
+      error instanceof SchemaCompileError ? issuesOfFaults(error.faults) : [{ key: 'compile', params: { detail: reason } }];
+    throw new SchemaRefusal(kind === 'input' ? 'invalid_input_schema' : 'invalid_output_schema', reason, issues);
   }
 }
 
@@ -150,21 +153,24 @@ function compileOrThrow(schema: Record<string, unknown>, kind: 'input' | 'output
  */
 function paramHeadersOrThrow(schema: Record<string, unknown>): readonly ParamHeaderDeclaration[] {
   const scan = scanParamHeaders(schema);
-  if (!scan.valid) throw new McpPaletteError('invalid_input_schema', scan.reason, { reason: scan.reason });
+  if (!scan.valid) throw new SchemaRefusal('invalid_input_schema', scan.reason, [{ key: 'paramHeader', params: { detail: scan.reason } }]);
   return scan.declarations;
 }
 
-/** Both the editor's check and the runtime use this, so a schema the editor accepts always starts. */
-export function checkSchemaText(text: unknown, kind: 'input' | 'output'): string[] {
+/**
+ * Both the editor's check and the runtime use this, so a schema the editor accepts always starts.
+ * Each issue is one problem, for the editor to say as one sentence in its own language.
+ */
+export function checkSchemaText(text: unknown, kind: 'input' | 'output'): SchemaIssue[] {
   try {
     const schema = parseSchemaText(text, kind);
-    if (!schema) return kind === 'input' ? ['input schema is required'] : [];
+    if (!schema) return kind === 'input' ? [{ key: 'required', params: {} }] : [];
     compileOrThrow(schema, kind);
     if (kind === 'input') paramHeadersOrThrow(schema);
     return [];
   } catch (error) {
-    const reason = error instanceof McpPaletteError ? String(error.params.reason ?? error.message) : String(error);
-    return reason.split('; ');
+    if (error instanceof SchemaRefusal) return [...error.issues];
+    throw error;
   }
 }
 

@@ -2,6 +2,7 @@ import type { NodeAPI } from 'node-red';
 import { checkSchemaText, parseToolConfig, type ToolConfig } from '../../lib/mcp/tool-definition.js';
 import { describeBinding, toolRegistry } from '../../lib/mcp/tool-registry.js';
 import { registerDeclarationNode } from '../declaration-node.js';
+import { sayIssues } from './schema-sentences.js';
 
 export default function (RED: NodeAPI) {
   registerDeclarationNode<ToolConfig>(RED, 'mcp-tool-registry', {
@@ -12,17 +13,19 @@ export default function (RED: NodeAPI) {
       return { tool: definition.name, binding };
     },
     unregister: (id) => toolRegistry.unregister(id),
+    sayIssues: (issues) => sayIssues(issues, (key, params) => RED._(`mcp-tool-registry.${key}`, params)),
   });
 
   // The editor's inline check: the same parser the runtime uses, so "valid" here means it will start.
+  // The issues are keys, not text: the editor says them in its own language, which need not be the runtime's.
   RED.httpAdmin.post('/mcp-tool-registry/validate-schema', RED.auth.needsPermission('mcp-tool-registry.write'), (req, res) => {
     const body = (req.body ?? {}) as { schema?: unknown; kind?: unknown };
     const kind = body.kind === 'output' ? 'output' : 'input';
     if (typeof body.schema !== 'string' || body.schema.length > 256 * 1024) {
-      res.status(400).json({ valid: false, errors: ['schema must be a string of at most 256 KiB'] });
+      res.status(400).json({ valid: false, issues: [{ key: 'tooLarge', params: {} }] });
       return;
     }
-    const errors = checkSchemaText(body.schema, kind);
-    res.json({ valid: errors.length === 0, errors });
+    const issues = checkSchemaText(body.schema, kind);
+    res.json({ valid: issues.length === 0, issues });
   });
 }

@@ -35,7 +35,7 @@ describe('mcp-tool-registry', () => {
     const status = lastStatus(tool);
     assert.equal(status?.fill, 'red');
     assert.equal(status?.shape, 'ring');
-    assert.match(status?.text ?? '', /^Input schema: not valid JSON/);
+    assert.match(status?.text ?? '', /^Input schema: The text is not valid JSON: .+\.$/);
     const errors = messagesOf(tool, 'error');
     assert.equal(errors.length, 1);
     assert.equal(errors[0], status?.text, 'the log says what the status says');
@@ -44,15 +44,16 @@ describe('mcp-tool-registry', () => {
   it('refuses an input schema whose root is not an object schema', async () => {
     await helper.load(nodes, flowOf(toolDef('tool', 'broken', { inputSchema: '{"type":"array"}' })));
     const tool = helper.getNode('tool');
-    assert.deepEqual(lastStatus(tool), { fill: 'red', shape: 'ring', text: 'Input schema: the root must have "type": "object"' });
-    assert.deepEqual(messagesOf(tool, 'error'), ['Input schema: the root must have "type": "object"']);
+    const text = 'Input schema: The schema root must have "type": "object": MCP tools take and return objects.';
+    assert.deepEqual(lastStatus(tool), { fill: 'red', shape: 'ring', text });
+    assert.deepEqual(messagesOf(tool, 'error'), [text]);
   });
 
   it('refuses an invalid x-mcp-header declaration: red ring and an error naming the rule', async () => {
     const inputSchema = JSON.stringify({ type: 'object', properties: { price: { type: 'number', 'x-mcp-header': 'Price' } } });
     await helper.load(nodes, flowOf(toolDef('tool', 'priced', { inputSchema })));
     const tool = helper.getNode('tool');
-    const text = 'Input schema: price: x-mcp-header is only permitted on string, integer or boolean properties, not number';
+    const text = 'Input schema: An x-mcp-header declaration is not allowed: price: x-mcp-header is only permitted on string, integer or boolean properties, not number.';
     assert.deepEqual(lastStatus(tool), { fill: 'red', shape: 'ring', text });
     assert.deepEqual(messagesOf(tool, 'error'), [text]);
   });
@@ -63,7 +64,11 @@ describe('mcp-tool-registry', () => {
     ));
     const status = lastStatus(helper.getNode('tool'));
     assert.equal(status?.fill, 'red');
-    assert.match(status?.text ?? '', /^Output schema: \/properties\/n\/type: /);
+    // One sentence for the misspelt type, not one line per meta-schema branch it failed.
+    assert.equal(
+      status?.text,
+      'Output schema: "properties.n.type" must be one of "array", "boolean", "integer", "null", "number", "object", "string".',
+    );
   });
 
   it('refuses an invalid tool name', async () => {
@@ -125,7 +130,7 @@ describe('mcp-tool-registry', () => {
         .post('/mcp-tool-registry/validate-schema')
         .send({ schema: '{"type":"object"}', kind: 'input' });
       assert.equal(response.status, 200);
-      assert.deepEqual(response.body, { valid: true, errors: [] });
+      assert.deepEqual(response.body, { valid: true, issues: [] });
     });
 
     it('rejects a root that is not "type": "object"', async () => {
@@ -134,7 +139,7 @@ describe('mcp-tool-registry', () => {
         .post('/mcp-tool-registry/validate-schema')
         .send({ schema: '{"type":"objekt"}', kind: 'input' });
       assert.equal(response.status, 200);
-      assert.deepEqual(response.body, { valid: false, errors: ['the root must have "type": "object"'] });
+      assert.deepEqual(response.body, { valid: false, issues: [{ key: 'rootType', params: {} }] });
     });
 
     it('rejects a schema that JSON Schema itself refuses', async () => {
@@ -144,16 +149,17 @@ describe('mcp-tool-registry', () => {
         .send({ schema: '{"type":"object","properties":{"a":{"type":"strin"}}}', kind: 'input' });
       assert.equal(response.status, 200);
       assert.equal(response.body.valid, false);
-      assert.ok(response.body.errors.length > 0);
-      for (const error of response.body.errors as string[]) assert.match(error, /^\/properties\/a\/type: /);
+      assert.deepEqual(response.body.issues, [
+        { key: 'enum', pointer: '/properties/a/type', params: { values: '"array", "boolean", "integer", "null", "number", "object", "string"' } },
+      ]);
     });
 
     it('treats an empty output schema as valid and an empty input schema as missing', async () => {
       await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
       const output = await helper.request().post('/mcp-tool-registry/validate-schema').send({ schema: '', kind: 'output' });
-      assert.deepEqual(output.body, { valid: true, errors: [] });
+      assert.deepEqual(output.body, { valid: true, issues: [] });
       const input = await helper.request().post('/mcp-tool-registry/validate-schema').send({ schema: '', kind: 'input' });
-      assert.equal(input.body.valid, false);
+      assert.deepEqual(input.body, { valid: false, issues: [{ key: 'required', params: {} }] });
     });
 
     it('answers 400 when the schema is not a string', async () => {
@@ -162,7 +168,7 @@ describe('mcp-tool-registry', () => {
         .post('/mcp-tool-registry/validate-schema')
         .send({ schema: { type: 'object' }, kind: 'input' });
       assert.equal(response.status, 400);
-      assert.equal(response.body.valid, false);
+      assert.deepEqual(response.body, { valid: false, issues: [{ key: 'tooLarge', params: {} }] });
     });
   });
 });

@@ -211,29 +211,52 @@ describe('checkSchemaText', () => {
   });
 
   it('requires an input schema but not an output schema', () => {
-    assert.deepEqual(checkSchemaText('', 'input'), ['input schema is required']);
-    assert.deepEqual(checkSchemaText('   ', 'input'), ['input schema is required']);
+    assert.deepEqual(checkSchemaText('', 'input'), [{ key: 'required', params: {} }]);
+    assert.deepEqual(checkSchemaText('   ', 'input'), [{ key: 'required', params: {} }]);
     assert.deepEqual(checkSchemaText('', 'output'), []);
   });
 
-  it('returns one message for text that is not JSON', () => {
+  it('returns one issue for text that is not JSON, with the parser\'s detail', () => {
     const problems = checkSchemaText('{nope', 'input');
     assert.equal(problems.length, 1);
-    assert.match(problems[0]!, /not valid JSON/);
+    assert.equal(problems[0]!.key, 'notJson');
+    assert.match(problems[0]!.params.detail!, /JSON/);
   });
 
-  it('returns the root-type message for a non-object root', () => {
-    assert.deepEqual(checkSchemaText('{"type":"array"}', 'output'), ['the root must have "type": "object"']);
+  it('returns the root-type issue for a non-object root, and notObject for a non-object schema', () => {
+    assert.deepEqual(checkSchemaText('{"type":"array"}', 'output'), [{ key: 'rootType', params: {} }]);
+    assert.deepEqual(checkSchemaText('[1]', 'input'), [{ key: 'notObject', params: {} }]);
   });
 
   it('reports an invalid x-mcp-header declaration in an input schema, as deploy would', () => {
     const text = '{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"has space"}}}';
-    assert.deepEqual(checkSchemaText(text, 'input'), ['a: x-mcp-header "has space" is not a valid HTTP header name (no spaces, control characters or delimiters)']);
+    assert.deepEqual(checkSchemaText(text, 'input'), [
+      { key: 'paramHeader', params: { detail: 'a: x-mcp-header "has space" is not a valid HTTP header name (no spaces, control characters or delimiters)' } },
+    ]);
   });
 
-  it('returns one line per schema problem for a schema that does not compile', () => {
-    const problems = checkSchemaText('{"type":"object","properties":{"a":{"type":"objekt"}}}', 'input');
-    assert.ok(problems.length > 1);
-    for (const problem of problems) assert.match(problem, /^\/properties\/a\/type: /);
+  it('says a misspelt type once, with the allowed names, not once per failed meta-schema branch', () => {
+    assert.deepEqual(checkSchemaText('{"type":"object","properties":{"a":{"type":"objekt"}}}', 'input'), [
+      { key: 'enum', pointer: '/properties/a/type', params: { values: '"array", "boolean", "integer", "null", "number", "object", "string"' } },
+    ]);
+  });
+
+  it('gives one issue per place for several problems, each with its keyword\'s facts', () => {
+    const text = '{"type":"object","required":"a","properties":{"n":{"type":"number","minimum":"5"},"s":{"type":"string","minLength":-1}}}';
+    assert.deepEqual(checkSchemaText(text, 'input'), [
+      { key: 'type', pointer: '/properties/n/minimum', params: { type: 'number' } },
+      { key: 'atLeast', pointer: '/properties/s/minLength', params: { limit: '0' } },
+      { key: 'type', pointer: '/required', params: { type: 'array' } },
+    ]);
+  });
+
+  it('names an unsupported dialect and an unresolvable reference', () => {
+    assert.deepEqual(checkSchemaText('{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object"}', 'input'), [
+      { key: 'dialect', params: { dialect: '"https://json-schema.org/draft/2019-09/schema"' } },
+    ]);
+    const [issue, ...rest] = checkSchemaText('{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}', 'input');
+    assert.deepEqual(rest, []);
+    assert.equal(issue!.key, 'compile');
+    assert.match(issue!.params.detail!, /resolve reference/);
   });
 });
