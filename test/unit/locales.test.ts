@@ -21,8 +21,8 @@ const nodeTypes = readdirSync(join(root, 'nodes'), { withFileTypes: true })
  * a prefix.
  */
 const SAME_AS_ENGLISH: Record<(typeof TRANSLATIONS)[number], readonly string[]> = {
-  de: ['label.name', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri'],
-  ja: [],
+  de: ['label.name', 'label.dcrSchemes', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri'],
+  ja: ['label.url', 'errors.invalidUri'],
 };
 const SAME_IN_EVERY_LANGUAGE = [
   'paletteLabel',
@@ -37,7 +37,6 @@ const SAME_IN_EVERY_LANGUAGE = [
   'label.clientId',
   'label.tenantId',
   'label.port',
-  'label.dcrSchemes',
   'endpoint.server',
   'status.ready',
   'status.invalid',
