@@ -110,6 +110,47 @@
             return paths.length === 1 ? paths[0] : null;
         },
 
+        /**
+         * Keeps every field label of the dialog holding `field` on one line, in any language: the label
+         * column becomes as wide as its widest label (at least Node-RED's 100px), and the fields that
+         * filled 70% of a row fill what the wider column leaves. Labels with a width of their own
+         * (checkbox captions, headings) are left alone.
+         */
+        fitLabels: function (field) {
+            var form = $(field).closest("form");
+            // Node-RED fills the data-i18n texts after oneditprepare; the labels are measured with
+            // theirs, so they are filled here first (the same texts, filled twice).
+            if (typeof form.i18n === "function") {
+                form.i18n();
+            }
+            var labels = form.find(".form-row > label:first-child").filter(function () {
+                return !this.style.width && $(this).text().trim() !== "";
+            });
+            var widest = 0;
+            labels.each(function () {
+                // Measured off-screen, so labels of hidden sections and tabs count too.
+                var probe = $("<span></span>").css({
+                    position: "absolute", visibility: "hidden", whiteSpace: "nowrap",
+                    font: window.getComputedStyle(this).font
+                }).html($(this).html()).appendTo(document.body);
+                widest = Math.max(widest, Math.ceil(probe[0].getBoundingClientRect().width) + 6);
+                probe.remove();
+            });
+            if (widest <= 100) {
+                return;
+            }
+            labels.css({ width: widest + "px", whiteSpace: "nowrap" });
+            labels.each(function () {
+                $(this).siblings().each(function () {
+                    var fill = this.style.width === "70%" ||
+                        (!this.style.width && $(this).is("input[type=text], input[type=password], input:not([type]), select, textarea"));
+                    if (fill) {
+                        $(this).css("width", "calc(100% - " + (widest + 10) + "px)");
+                    }
+                });
+            });
+        },
+
         /** A refused variable name, echoed only when it looks like one: a pasted secret is never shown. */
         shownEnvName: function (name, notAName) {
             return /^[A-Z][A-Z0-9_]{0,79}$/.test(name) ? name : notAName;

@@ -2,14 +2,15 @@
 // .runtime-fixture) with the shipped example flow, driven in headless system Chromium through
 // playwright-core. Skips, with the reason, when Chromium is not installed.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
-import { exampleFlow, oidcAuth, storage } from '../support/flows.js';
-import { repoRoot, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { cancelOpenDialogs, openNodeDialog, setCodeEditorText, WAIT } from '../support/editor-page.js';
+import { ADD_NUMBERS, DIALOGS, everyDialogFlow, FLOW_SERVER, GREET, RUNTIME } from '../support/editor-dialogs.js';
+import { exampleFlow } from '../support/flows.js';
+import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
 // Globals of the editor page, only ever used inside page.evaluate / waitForFunction callbacks.
@@ -17,22 +18,6 @@ declare const RED: any;
 declare const monaco: any;
 declare const ace: any;
 
-const ADD_NUMBERS = '5a1e0c7d2b3f4e04';
-const GREET = '5a1e0c7d2b3f4e05';
-const FLOW_SERVER = '5a1e0c7d2b3f4e03';
-const RUNTIME = '5a1e0c7d2b3f4e02';
-const EXAMPLE_TAB = '5a1e0c7d2b3f4e01';
-const STORAGE = 'ed0000000000aa01';
-const AUTH = 'ed0000000000aa02';
-const METRICS = 'ed0000000000aa03';
-const RESOURCE = '7b2c0e1d4a5f6006';
-const PROMPT = '7b2c0e1d4a5f6009';
-
-function plantStatusNodes(ids: string[]): FlowNode[] {
-  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'plant-status.json'), 'utf8')) as FlowNode[];
-  return ids.map((id) => flows.find((node) => node.id === id)!);
-}
-const WAIT = { timeout: 30_000 };
 
 const INVALID_SCHEMA = '{"type":"object","properties":{"a":{"type":"numbr"}}}';
 const VALID_SCHEMA = '{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]}';
@@ -42,70 +27,7 @@ type Catalog = Record<string, any>;
 // The example's MCP nodes (the runtime's port does not matter here).
 const exampleMcpNodes = exampleFlow(0).filter((node) => node.type.startsWith('mcp-'));
 
-// Beside the example, one node of each type it lacks, so every dialog can be opened.
-const otherMcpNodes = [
-  storage(STORAGE, 'memory'),
-  oidcAuth(AUTH, { storage: STORAGE, issuer: 'https://login.example.com/realms/staff', clientId: 'node-red', secretEnv: 'MCP_EDITOR_TEST_SECRET' }),
-  { id: METRICS, type: 'mcp-server-metrics', z: EXAMPLE_TAB, name: '', runtime: RUNTIME, x: 160, y: 420, wires: [[]] },
-  // A resource and a prompt as the plant-status example has them, bound to the example's endpoint.
-  ...plantStatusNodes([RESOURCE, PROMPT]).map((node) => ({ ...node, z: EXAMPLE_TAB, endpoint: '/mcp' })),
-];
-
-/** Every node type of the palette, one node each, and the field its dialog shows first. */
-const DIALOGS = [
-  { type: 'mcp-flow-server', id: FLOW_SERVER, field: '#node-input-serverName', config: false },
-  { type: 'mcp-tool-registry', id: ADD_NUMBERS, field: '#node-input-toolName', config: false },
-  { type: 'mcp-server-metrics', id: METRICS, field: '#node-input-runtime', config: false },
-  { type: 'mcp-resource', id: RESOURCE, field: '#node-input-resourceName', config: false },
-  { type: 'mcp-prompt', id: PROMPT, field: '#node-input-promptName', config: false },
-  { type: 'mcp-runtime', id: RUNTIME, field: '#node-config-input-host', config: true },
-  { type: 'mcp-redis', id: STORAGE, field: '#node-config-input-mode', config: true },
-  { type: 'mcp-auth', id: AUTH, field: '#node-config-input-slug', config: true },
-] as const;
-
 const skip = chromiumMissing();
-
-/** Replaces the text of the code editor (monaco by default, ace if so configured) inside `containerId`. */
-async function setCodeEditorText(page: Page, containerId: string, text: string): Promise<void> {
-  await page.evaluate(
-    ({ containerId, text }) => {
-      const container = document.getElementById(containerId);
-      if (!container) throw new Error(`no element #${containerId}`);
-      if (typeof monaco !== 'undefined') {
-        const editor = monaco.editor.getEditors().find((e: any) => container.contains(e.getContainerDomNode()));
-        if (!editor) throw new Error(`no monaco editor in #${containerId}`);
-        editor.setValue(text);
-        return;
-      }
-      if (typeof ace !== 'undefined') {
-        ace.edit(container).setValue(text, -1);
-        return;
-      }
-      throw new Error('neither monaco nor ace is loaded');
-    },
-    { containerId, text },
-  );
-}
-
-async function openNodeDialog(page: Page, id: string, firstField: string): Promise<void> {
-  await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
-  await page.locator(firstField).waitFor({ state: 'visible', ...WAIT });
-}
-
-/**
- * Cancels every open edit tray, topmost first (also after a failed test, so the next one starts
- * clean). Node-RED keeps only the topmost tray in the DOM, so this clicks the one Cancel button there
- * is and waits for that button to go before looking for the next.
- */
-async function cancelOpenDialogs(page: Page): Promise<void> {
-  for (let i = 0; i < 5; i += 1) {
-    const cancel = await page.$('#node-config-dialog-cancel, #node-dialog-cancel');
-    if (!cancel) return;
-    await cancel.click(WAIT);
-    await page.waitForFunction((button) => !button.isConnected, cancel, WAIT);
-    await cancel.dispose();
-  }
-}
 
 describe('Node-RED editor with the example flow', () => {
   let nodeRed: NodeRedProcess | undefined;
@@ -126,7 +48,7 @@ describe('Node-RED editor with the example flow', () => {
     if (skip) return;
     shotDir = mkdtempSync(join(tmpdir(), 'nr-mcp-editor-shots-'));
     mcpPort = await freePort();
-    nodeRed = await startNodeRed([...exampleFlow(mcpPort), ...otherMcpNodes], { env: { MCP_EDITOR_TEST_SECRET: 'unused' } });
+    nodeRed = await startNodeRed(everyDialogFlow(mcpPort), { env: { MCP_EDITOR_TEST_SECRET: 'unused' } });
     const response = await fetch(`${nodeRed.adminUrl}/nodes/messages?lng=en-US`);
     assert.equal(response.status, 200, 'Node-RED serves the node catalogs');
     const catalogs = (await response.json()) as Record<string, Catalog>;
@@ -165,7 +87,7 @@ describe('Node-RED editor with the example flow', () => {
     // The templates' shared rules come from the package's resources/ folder.
     assert.deepEqual(
       await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
-      ['endpointPathProblem', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName', 'soleEndpointPath'],
+      ['endpointPathProblem', 'fitLabels', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName', 'soleEndpointPath'],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
     await category.waitFor({ state: 'visible', ...WAIT });

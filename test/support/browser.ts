@@ -37,13 +37,15 @@ export interface EditorBrowser {
 }
 
 /**
- * Headless Chromium with a fresh context and one page. Every request the page makes to a host other
+ * Headless Chromium with a fresh context and one page, in `locale` when given. Every request the page makes to a host other
  * than 127.0.0.1 is aborted and recorded, so a test can assert the editor stays on loopback.
  */
-export async function launchEditorBrowser(): Promise<EditorBrowser> {
+export async function launchEditorBrowser(options: { locale?: string } = {}): Promise<EditorBrowser> {
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: LAUNCH_ARGS });
   try {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    // The locale is the browser's language (navigator.language, Accept-Language), which Node-RED's
+    // editor follows for its own texts and for the palette's catalogs and help.
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, ...(options.locale ? { locale: options.locale } : {}) });
     const pageErrors: string[] = [];
     const consoleErrors: string[] = [];
     const failedResponses: string[] = [];
