@@ -280,7 +280,8 @@ describe('the palette in every editor language', () => {
           return { problems, returnWires };
         }, flow);
         assert.ok(hidden.returnWires >= 1, `${file}: has a return wire into mcp server`);
-        assert.deepEqual(hidden.problems, [], `${file}: return wires hidden behind nodes`);
+        // Node-RED draws each wire as several paths (outline, line): one report per wire is enough.
+        assert.deepEqual([...new Set(hidden.problems)], [], `${file}: return wires hidden behind nodes`);
       }
     });
   });

@@ -114,8 +114,10 @@ export async function openEditor(page: Page, adminUrl: string, options: { nodeId
     return red.settings.telemetryEnabled === undefined && red.user.hasPermission('settings.write');
   });
   if (asksTelemetry) {
-    // The question's "no" button; it shows 100 ms after the loader ends.
-    await page.locator('.red-ui-popover button', { hasText: /do not enable/i }).click({ timeout: 30_000 });
-    await page.locator('.red-ui-popover button', { hasText: /do not enable/i }).waitFor({ state: 'detached', timeout: 30_000 });
+    // The question's "no" button, in the editor's language; it shows 100 ms after the loader ends.
+    const no = await page.evaluate(() => String((globalThis as { RED?: any }).RED._('telemetry.disableLabel')));
+    const button = page.locator('.red-ui-popover button', { hasText: no });
+    await button.click({ timeout: 30_000 });
+    await button.waitFor({ state: 'detached', timeout: 30_000 });
   }
 }
