@@ -21,7 +21,7 @@ const nodeTypes = readdirSync(join(root, 'nodes'), { withFileTypes: true })
  * a prefix.
  */
 const SAME_AS_ENGLISH: Record<(typeof TRANSLATIONS)[number], readonly string[]> = {
-  de: ['label.name', 'label.dcrSchemes', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri'],
+  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri'],
   ja: ['label.url', 'errors.invalidUri'],
 };
 const SAME_IN_EVERY_LANGUAGE = [
