@@ -21,7 +21,7 @@ const nodeTypes = readdirSync(join(root, 'nodes'), { withFileTypes: true })
  * a prefix.
  */
 const SAME_AS_ENGLISH: Record<(typeof TRANSLATIONS)[number], readonly string[]> = {
-  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri'],
+  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'sidebar.try.tool', 'sidebar.recent.tool', 'sidebar.recent.status', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri'],
   ja: ['label.url', 'errors.invalidUri'],
 };
 const SAME_IN_EVERY_LANGUAGE = [
@@ -41,6 +41,8 @@ const SAME_IN_EVERY_LANGUAGE = [
   'status.ready',
   'status.invalid',
   'status.failed',
+  'sidebar.connect.*',
+  'sidebar.try.status.error',
 ];
 
 type Catalog = { [key: string]: string | Catalog };
@@ -142,7 +144,7 @@ describe('editor languages', () => {
       for (const match of sources.matchAll(/\bt\((?:"|')([A-Za-z0-9]+\.[A-Za-z0-9.]+)(?:"|')/g)) keys.add(match[1]!);
       for (const key of keys) {
         // Icon files and admin permissions share the type's prefix but are not catalog keys.
-        if (key.endsWith('.') || key === 'svg' || key === 'write') continue;
+        if (key.endsWith('.') || key === 'svg' || key === 'write' || key === 'read') continue;
         // i18next plurals: the code asks for `key`, the catalog has key_one and key_other.
         const known = english.has(key) || english.has(`${key}_other`) || [...english.keys()].some((k) => k.startsWith(`${key}.`));
         if (!known) unknown.push(`${type}.${key}`);
