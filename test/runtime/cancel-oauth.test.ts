@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { answer, oauthServer, oidcAuth, router, runtimeWithBaseUrl, storage, tab, tool, TAB } from '../support/flows.js';
+import { answer, oauthServer, oidcAuth, router, runtimeWithBaseUrl, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
@@ -21,11 +21,7 @@ function holdFlows(port: number, issuer: string): FlowNode[] {
     storage('store', 'memory'),
     oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
     oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['by-topic'] }),
-    {
-      id: 'by-topic', type: 'switch', z: TAB, name: '', property: 'topic', propertyType: 'msg',
-      rules: [{ t: 'eq', v: 'mcp-tool-execute', vt: 'str' }, { t: 'eq', v: 'mcp-tool-cancel', vt: 'str' }],
-      checkall: 'false', repair: false, outputs: 2, x: 150, y: 100, wires: [['route'], ['on-cancel']],
-    },
+    topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
     router('route', { hold: 'hold-fn', release: 'release-fn', background: 'background-fn' }),
     answer('background-fn', `node.warn('background-started ' + msg.mcp.taskId + ' by=' + msg.mcp.subject);\nreturn null;`, 'fs'),
     tool('t-background', { name: 'background', endpoint: '/tools', taskSupport: 'optional' }),

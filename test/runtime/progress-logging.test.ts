@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
-import { answer, flowServer, router, runtime, tab, tool, TAB } from '../support/flows.js';
+import { answer, flowServer, router, runtime, tab, tool, topicSwitch, TAB } from '../support/flows.js';
 import { connect, postJsonRpc, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
@@ -57,24 +57,7 @@ function jobFlows(port: number): FlowNode[] {
     tab(),
     runtime('rt', port),
     flowServer('fs', { runtime: 'rt', path: '/jobs', wires: ['by-topic'] }),
-    {
-      id: 'by-topic',
-      type: 'switch',
-      z: TAB,
-      name: 'by topic',
-      property: 'topic',
-      propertyType: 'msg',
-      rules: [
-        { t: 'eq', v: 'mcp-tool-execute', vt: 'str' },
-        { t: 'eq', v: 'mcp-tool-cancel', vt: 'str' },
-      ],
-      checkall: 'false',
-      repair: false,
-      outputs: 2,
-      x: 150,
-      y: 100,
-      wires: [['route'], ['on-cancel']],
-    },
+    topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
     router('route', { job: 'job-fn', capped: 'job-fn', chatty: 'chatty-fn', misbehave: 'misbehave-fn' }),
     answer('job-fn', JOB, 'fs'),
     answer('on-cancel', ON_CANCEL, ''),

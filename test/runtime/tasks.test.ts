@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { answer, flowServer, router, runtime, storage, tab, tool, TAB } from '../support/flows.js';
+import { answer, flowServer, router, runtime, storage, tab, tool, topicSwitch, TAB } from '../support/flows.js';
 import { connect, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
@@ -41,24 +41,7 @@ function taskFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] 
     server('fs', '/tasks', { maxTaskResultKb: '64' }),
     server('fs-limited', '/limited', { maxTasksPerCaller: '2' }),
     server('fs-many', '/many', { maxTasksPerCaller: '1000' }),
-    {
-      id: 'by-topic',
-      type: 'switch',
-      z: TAB,
-      name: 'by topic',
-      property: 'topic',
-      propertyType: 'msg',
-      rules: [
-        { t: 'eq', v: 'mcp-tool-execute', vt: 'str' },
-        { t: 'eq', v: 'mcp-tool-cancel', vt: 'str' },
-      ],
-      checkall: 'false',
-      repair: false,
-      outputs: 2,
-      x: 150,
-      y: 100,
-      wires: [['route'], ['on-cancel']],
-    },
+    topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
     router('route', { job: 'job-fn', must_task: 'must-fn', quick: 'quick-fn', fails: 'fails-fn', big: 'big-fn' }),
     // Answers go back to whichever endpoint sent the call: both are wired to the same flow.
     { ...answer('job-fn', JOB, 'fs'), wires: [['fs', 'fs-limited', 'fs-many']] },

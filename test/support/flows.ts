@@ -91,6 +91,26 @@ export function answer(id: string, body: string, back: string, z = TAB): FlowNod
 }
 
 /** Routes execute messages by tool name to the given node ids (one output per tool). */
+/** A Switch on msg.topic: each topic to its node (e.g. mcp-tool-execute to a router, mcp-tool-cancel to a logger). */
+export function topicSwitch(id: string, routes: Record<string, string>, z = TAB): FlowNode {
+  const topics = Object.keys(routes);
+  return {
+    id,
+    type: 'switch',
+    z,
+    name: 'by topic',
+    property: 'topic',
+    propertyType: 'msg',
+    rules: topics.map((topic) => ({ t: 'eq', v: topic, vt: 'str' })),
+    checkall: 'false',
+    repair: false,
+    outputs: topics.length,
+    x: 150,
+    y: 100,
+    wires: topics.map((topic) => [routes[topic]]),
+  };
+}
+
 export function router(id: string, routes: Record<string, string>, z = TAB): FlowNode {
   const names = Object.keys(routes);
   return {
