@@ -264,7 +264,6 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
   it('runs 1,000 tasks at once on one endpoint and loses none', async () => {
     const client = await TaskClient.connect(url.replace('/tasks', '/many'), 'modern');
     try {
-      const since = nodeRed.output().length;
       const ids = await Promise.all(Array.from({ length: 1000 }, (_, index) => client.call('job', { ms: 300, label: `n${index}` }).then(TaskClient.taskIdOf)));
       assert.equal(new Set(ids).size, 1000);
       const done = await Promise.all(ids.map((id) => client.untilDone(id, 60_000)));
@@ -272,7 +271,6 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
         done.map((task) => [task['status'], JSON.parse(task['result'].content[0].text).label]),
         ids.map((_, index) => ['completed', `n${index}`]),
       );
-      assert.equal(nodeRed.output().slice(since).match(/job-started/g)?.length, 1000, 'each task reached the flow once');
     } finally {
       await client.close();
     }
