@@ -574,8 +574,8 @@ export class McpEndpoint {
           } catch (error) {
             outcome = { kind: 'stopped', reason: describeError(error) };
           }
-          const fallback = () => resultFromOutcome(tool, outcome, maxBytes);
-          const ending = taskEndingOf(outcome, () => server.projectCallToolResult(fallback(), tool.outputSchema), () => String((fallback().content[0] as { text?: unknown } | undefined)?.text ?? 'The task failed.'));
+          // The same result a plain call would get: the task keeps it, or its text when the task failed.
+          const ending = taskEndingOf(outcome, server.projectCallToolResult(resultFromOutcome(tool, outcome, maxBytes), tool.outputSchema));
           const result = ending.status === 'completed' ? ending.result : undefined;
           const telemetry: CallOutcome = ending.status === 'completed' ? (ending.result.isError ? 'error' : 'success') : outcome.kind === 'answered' ? 'error' : outcome.kind;
           report(telemetry, result, result && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0);
@@ -729,10 +729,11 @@ function exchangeOf(handlerCtx: ServerContext): Exchange | undefined {
 }
 
 /** How a task's call ended, as its record says: a tool's own error still completes the task. */
-function taskEndingOf(outcome: ExecutionOutcome, answered: () => CallToolResult, text: () => string): TaskEnding {
+function taskEndingOf(outcome: ExecutionOutcome, result: CallToolResult): TaskEnding {
+  const text = () => String((result.content[0] as { text?: unknown } | undefined)?.text ?? 'The task failed.');
   switch (outcome.kind) {
     case 'answered':
-      return { status: 'completed', result: answered() };
+      return { status: 'completed', result };
     case 'cancelled':
       return { status: 'cancelled', statusMessage: 'Cancelled by the client.' };
     case 'timeout':

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../auth/secrets.js';
 import type { Store, StoreKey } from '../storage/store.js';
 import { decodeRecord, encodeRecord, isTerminal, secondsLeft, type TaskRecord } from './task-record.js';
 
@@ -91,7 +91,7 @@ export class TaskStore {
 
 /** Owners are callerKeys (a subject and a client, or '' on Local access): hashed into a key-safe id. */
 function ownerId(owner: string): string {
-  return createHash('sha256').update(owner).digest('hex');
+  return sha256(owner);
 }
 
 function parseIds(text: string | undefined): string[] {

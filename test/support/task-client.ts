@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Era } from './mcp-http.js';
+import { parseBody, type Era } from './mcp-http.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -18,7 +18,7 @@ export class TaskClient {
     private readonly lastToolsCallResult: () => Record<string, any> | undefined,
   ) {}
 
-  static async connect(url: string, era: Era, options: { declareExtension?: boolean; fetch?: typeof fetch } = {}): Promise<TaskClient> {
+  static async connect(url: string, era: Era, options: { declareExtension?: boolean } = {}): Promise<TaskClient> {
     const declare = options.declareExtension ?? true;
     const client = new Client(
       { name: 'task-test', version: '1.0.0' },
@@ -32,11 +32,9 @@ export class TaskClient {
     // test reads exactly what the client received.
     let last: Record<string, any> | undefined;
     const recording: typeof fetch = async (input, init) => {
-      const response = await (options.fetch ?? fetch)(input, init);
+      const response = await fetch(input, init);
       if (typeof init?.body === 'string' && init.body.includes('"method":"tools/call"')) {
-        const text = await response.clone().text();
-        const data = text.trim().startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data:'))?.slice(5);
-        last = data ? (JSON.parse(data) as { result?: Record<string, any> }).result : undefined;
+        last = (parseBody(await response.clone().text()) as { result?: Record<string, any> } | undefined)?.result;
       }
       return response;
     };
