@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { cancelReasonOf, type CancelReason } from './cancellation.js';
+import type { InputAsk, InputRefusal } from '../input/input-requests.js';
 
 /** What the flow is asked to do; the node turns it into an `mcp-tool-execute` message. */
 export interface ExecutionRequest {
@@ -10,11 +11,26 @@ export interface ExecutionRequest {
   readonly progressToken?: boolean;
   /** The lowest level of log line the client will see; absent when it sees none. */
   readonly logLevel?: string;
+  /** Set on a call the flow asked the client about: the round's answers and the flow's state. */
+  readonly input?: RoundInput;
+  /** For tools that ask the client: what a 2026-07-28 client declared it can be asked. */
+  readonly clientCapabilities?: Record<string, unknown>;
+}
+
+/** What a flow gets back after it asked (`mcp-tool-input`): answers keyed as it asked, or a refusal. */
+export interface RoundInput {
+  /** How many rounds the flow has asked so far in this call. */
+  readonly round: number;
+  readonly inputResponses?: Record<string, unknown>;
+  readonly state?: unknown;
+  readonly inputError?: InputRefusal;
 }
 
 /** How a pending call ended. Only `answered` came from the flow. */
 export type ExecutionOutcome =
   | { readonly kind: 'answered'; readonly result?: unknown; readonly error?: unknown }
+  /** The flow asked the client for something (`mcp-tool-input`) instead of answering. */
+  | { readonly kind: 'input'; readonly ask: InputAsk }
   /** `total` is set when the call hit its maximum total duration rather than its time limit. */
   | { readonly kind: 'timeout'; readonly timeoutMs: number; readonly total?: true }
   | { readonly kind: 'stopped'; readonly reason: string }
@@ -39,6 +55,8 @@ export interface BeginOptions<C, S = never> {
   /** Passed on to the flow with the request (see ExecutionRequest). */
   readonly progressToken?: boolean;
   readonly logLevel?: string;
+  readonly input?: RoundInput;
+  readonly clientCapabilities?: Record<string, unknown>;
 }
 
 export type SettleResult = 'settled' | 'unknown';
@@ -148,6 +166,8 @@ export class ExecutionBroker<C, S = never> {
           arguments: options.arguments,
           progressToken: options.progressToken ?? false,
           ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
+          ...(options.input !== undefined ? { input: options.input } : {}),
+          ...(options.clientCapabilities !== undefined ? { clientCapabilities: options.clientCapabilities } : {}),
         };
         this.dispatch(request, options.context);
       } catch (error) {
@@ -160,6 +180,11 @@ export class ExecutionBroker<C, S = never> {
   /** The flow's answer. 'unknown' means nothing was waiting (late, duplicate or made up). */
   settle(executionId: string, answer: { result?: unknown; error?: unknown }): SettleResult {
     return this.finish(executionId, { kind: 'answered', ...answer }) ? 'settled' : 'unknown';
+  }
+
+  /** The flow asks the client instead of answering: this round ends here, and is not abandoned. */
+  ask(executionId: string, ask: InputAsk): SettleResult {
+    return this.finish(executionId, { kind: 'input', ask }) ? 'settled' : 'unknown';
   }
 
   /**

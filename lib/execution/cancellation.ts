@@ -13,6 +13,7 @@ export type CancelReason = 'cancelled' | 'disconnected' | 'timeout' | 'stopped';
 export function cancelReasonOf(outcome: ExecutionOutcome): CancelReason | undefined {
   switch (outcome.kind) {
     case 'answered':
+    case 'input':
       return undefined;
     case 'cancelled':
       return outcome.byClient ? 'cancelled' : 'disconnected';

@@ -1,3 +1,5 @@
+import type { InputAsk } from '../input/input-requests.js';
+import { requestStateSealer } from '../input/state-key.js';
 import { resolveAccess, type AccessDependencies, type ResolvedAccess } from '../access/create-access-policy.js';
 import type { FlowServerSettings } from '../config/flow-server-config.js';
 import { endpointUrl, type RuntimeSettings } from '../config/runtime-config.js';
@@ -51,6 +53,7 @@ export interface EndpointControllerOptions {
   /** The endpoint's shared storage: with Redis, list-changed news reaches the other instances' clients. */
   readonly changes?: Store;
 }
+
 
 /**
  * The life of one flow-server's endpoint: start (access policy, catalog, route on the shared
@@ -122,6 +125,11 @@ export class EndpointController {
     return this.endpoint?.settle(executionId, answer) ?? 'unknown';
   }
 
+  /** A flow's `mcp-tool-input`: the call's round ends with these questions for its client. */
+  ask(executionId: string, ask: InputAsk): 'settled' | 'unknown' {
+    return this.endpoint?.ask(executionId, ask) ?? 'unknown';
+  }
+
   progress(executionId: string, report: ProgressReport): ProgressDelivery {
     return this.endpoint?.progress(executionId, report) ?? 'unknown';
   }
@@ -166,6 +174,9 @@ export class EndpointController {
         ...(this.options.measureContentResponses ? { measureContentResponses: this.options.measureContentResponses } : {}),
         ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
         ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
+        requestStates: requestStateSealer(),
+        // A 2025-era client's answer to a flow's question may reach another instance: it crosses where list changes do.
+        ...(this.options.changes ? { answersStore: this.options.changes } : {}),
       });
       this.relay = this.openRelay(endpoint);
       this.loadCatalogs(endpoint);

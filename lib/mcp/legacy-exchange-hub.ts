@@ -61,6 +61,16 @@ export class LegacyExchangeHub implements Transport {
     return typeof hubId === 'number' ? this.routes.get(hubId)?.clientId : undefined;
   }
 
+  /**
+   * Writes a request of the server's own (a flow asking the client) on the event stream of the
+   * exchange that holds `hubId`. Rejects when that exchange has already ended.
+   */
+  async sendRequest(hubId: RequestId, message: JSONRPCMessage): Promise<void> {
+    const route = typeof hubId === 'number' ? this.routes.get(hubId) : undefined;
+    if (!route) throw new Error('the call has ended');
+    await route.exchange.send(message, { relatedRequestId: route.clientId });
+  }
+
   /** Feeds one per-request transport's messages to the shared server. */
   attach(exchange: Transport): void {
     exchange.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {

@@ -10,6 +10,7 @@ import {
   type AuthInfo,
   type CallToolRequest,
   type CallToolResult,
+  type JSONRPCMessage,
   type ListToolsResult,
   type McpHttpHandler,
   type RequestId,
@@ -50,6 +51,13 @@ import { modernTask, legacyTask } from '../tasks/task-record.js';
 import { TaskStore } from '../tasks/task-store.js';
 import { declaresTasksExtension, missingTasksExtension, registerTaskHandlers, storageError, taskCapabilities, type Era } from './task-handlers.js';
 import type { InProcessResult, ToolDefinition } from './tool-definition.js';
+import type { RoundInput } from '../execution/broker.js';
+import { continueRounds, type AskDecision } from '../input/input-rounds.js';
+import { MISSING_CLIENT_CAPABILITY, requiredCapabilities, type InputAsk, type InputKind } from '../input/input-requests.js';
+import { clientAnswersIn, LegacyInputRelay } from '../input/legacy-input-relay.js';
+import { RequestStateSealer, type StateBinding } from '../input/request-state.js';
+import { REQUEST_STATE_TTL_MS } from '../input/state-key.js';
+import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from './round-trips.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
 /** What the flow-server node sends for each call, besides the payload. */
@@ -72,7 +80,11 @@ export type CallOutcome =
   | 'stopped'
   | 'cancelled'
   | 'unauthenticated'
-  | 'forbidden';
+  | 'forbidden'
+  /** A 2026-07-28 call whose flow asked the client: the questions were its answer. */
+  | 'input_required'
+  /** Refused before the flow ran: the client cannot take what the tool must ask it (-32021). */
+  | 'missing_capability';
 
 export interface CallFinished {
   readonly endpoint: string;
@@ -88,6 +100,8 @@ export interface CallFinished {
   /** Set by in-process tools (get_flow): how many nodes it scanned, whether it used a cache. */
   readonly scannedNodes?: number;
   readonly cached?: boolean;
+  /** How many times the flow asked the client during this call (2026-07-28: the rounds so far). */
+  readonly inputRounds?: number;
 }
 
 export interface McpEndpointOptions {
@@ -116,6 +130,13 @@ export interface McpEndpointOptions {
   readonly onContentFinished?: (event: ContentFinished) => void;
   /** Whether anyone reads a read's, prompt's or completion's `responseBytes` now. */
   readonly measureContentResponses?: () => boolean;
+  /**
+   * Seals the `requestState` of 2026-07-28 calls whose flow asks the client; instances that share
+   * its key resume each other's calls. A key of this process alone when absent.
+   */
+  readonly requestStates?: RequestStateSealer;
+  /** Where a 2025-era client's answer to a flow's question crosses to the instance that asked. */
+  readonly answersStore?: Store;
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -137,7 +158,13 @@ interface Exchange {
   readonly disconnected: AbortSignal;
   /** A 2025-era caller's log level, set when its exchange was given a response stream for it. */
   legacyLogLevel?: LogLevel;
+  /** Whether a 2025-era exchange answers on an event stream (only such a call can ask the client). */
+  legacyStreamed?: boolean;
 }
+
+/** How often a flow may ask the client during one call, as the SDK's own default. */
+const MAX_INPUT_ROUNDS = 8;
+const NOTHING_DECLARED: ReadonlySet<InputKind> = new Set();
 
 /**
  * One MCP endpoint: the access check, the official SDK's Streamable HTTP handling (both protocol
@@ -170,10 +197,14 @@ export class McpEndpoint {
   /** Declared per era: only 2026-07-28 has a stream to deliver change notifications on. */
   private modernCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, true);
   private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
+  private readonly requestStates: RequestStateSealer;
+  private readonly relay: LegacyInputRelay;
 
   constructor(options: McpEndpointOptions) {
     this.options = options;
     this.path = options.path;
+    this.requestStates = options.requestStates ?? RequestStateSealer.ephemeral(REQUEST_STATE_TTL_MS);
+    this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger });
     this.broker = new ExecutionBroker({
       maxInFlight: options.maxInFlight,
       // Resource reads, prompts and flow-answered completions share the tools' broker: one concurrency cap, the same time limits.
@@ -247,7 +278,7 @@ export class McpEndpoint {
    */
   private connectLegacyServer(): void {
     const hub = new LegacyExchangeHub();
-    const server = this.createServer('legacy', (hubId) => hub.clientRequestId(hubId) ?? hubId);
+    const server = this.createServer('legacy', (hubId) => hub.clientRequestId(hubId) ?? hubId, hub);
     server.onerror = (error) => this.options.logger.debug(`MCP request on ${this.options.path} refused: ${error.message}`);
     // Connecting to the hub has no asynchronous step that could fail (its start() does nothing).
     void server.connect(hub);
@@ -332,6 +363,9 @@ export class McpEndpoint {
       res.writeHead(202).end();
       return;
     }
+    // A 2025-era client answering a question a flow asked on a call's stream.
+    const answers = clientAnswersIn(parsedBody);
+    if (answers !== undefined) return this.takeAnswers(answers, decision.caller, res);
     // The first page of tools/list is a constant per deploy: 2025-era clients get its prebuilt bytes.
     const listId = plainLegacyToolsListId(req, parsedBody);
     if (listId !== undefined) return writePrebuiltList(res, this.catalog.listJson, listId);
@@ -415,6 +449,12 @@ export class McpEndpoint {
     return settled === 'unknown' && this.taskBroker ? this.taskBroker.settle(executionId, answer) : settled;
   }
 
+  /** The flow asks the client instead of answering (`mcp-tool-input`); 'unknown' when nothing waits. */
+  ask(executionId: string, ask: InputAsk) {
+    const asked = this.broker.ask(executionId, ask);
+    return asked === 'unknown' && this.taskBroker ? this.taskBroker.ask(executionId, ask) : asked;
+  }
+
   /**
    * The flow's progress for one call: it must increase; it restarts the call's time limit and reaches
    * the client when the client sent a progress token.
@@ -460,6 +500,7 @@ export class McpEndpoint {
     const failed = this.broker.stopAll(reason) + (this.taskBroker?.stopAll(reason) ?? 0);
     // Let the "stopped" results reach their clients before in-flight exchanges are torn down.
     if (failed > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    this.relay.stop();
     await Promise.all([this.mcp.close(), this.legacyServer.close(), this.tasks?.stop()]);
     return failed;
   }
@@ -483,7 +524,8 @@ export class McpEndpoint {
     // JSON answers unless this call may send notifications first: a progress token, or a caller that
     // chose a log level. Only then does the exchange pay for a stream.
     if (!this.logLevels.isEmpty && hasToolCall(parsedBody)) exchange.legacyLogLevel = this.logLevels.get(callerKey(exchange.caller));
-    const streamed = exchange.legacyLogLevel !== undefined || wantsProgress(parsedBody);
+    const streamed = exchange.legacyLogLevel !== undefined || wantsProgress(parsedBody) || this.asksClient(parsedBody);
+    exchange.legacyStreamed = streamed;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !streamed,
@@ -491,6 +533,29 @@ export class McpEndpoint {
     });
     this.legacyHub.attach(transport);
     return transport.handleRequest(request, { authInfo, parsedBody });
+  }
+
+  /** Whether a 2025-era body calls a tool that may ask the client, so its answer must be a stream. */
+  private asksClient(body: unknown): boolean {
+    if (!isPlainObject(body) || body['method'] !== 'tools/call' || !isPlainObject(body['params'])) return false;
+    const name = body['params']['name'];
+    return typeof name === 'string' && this.catalog.find(name)?.asks !== undefined;
+  }
+
+  /**
+   * Hands each answer to the question it answers, here or on the instance that asked. Accepted (202)
+   * when every answer went somewhere; 400 when one answers nothing this instance knows of.
+   */
+  private async takeAnswers(answers: ReturnType<typeof clientAnswersIn> & object, caller: CallerIdentity, res: ServerResponse): Promise<void> {
+    const owner = callerKey(caller);
+    let unknown = 0;
+    for (const answer of answers) {
+      const delivery = await this.relay.answer(answer, owner).catch(() => 'unknown' as const);
+      if (delivery === 'unknown') unknown++;
+    }
+    if (unknown === 0 && answers.length > 0) return void res.writeHead(202).end();
+    this.options.logger.debug(`MCP answer on ${this.path} refused: ${unknown || 'no'} answer(s) matched a question a flow asked`);
+    sendJsonRpcError(res, 400, -32600, 'Invalid request: no question a flow asked is waiting for this answer (it was answered already, timed out, or came from another caller).');
   }
 
   /**
@@ -560,24 +625,43 @@ export class McpEndpoint {
         owner: callerKey(caller),
         tool: tool.name,
         run: async (executionId, taskId) => {
-          let outcome: ExecutionOutcome;
-          try {
-            outcome = await taskBroker.begin({
-              executionId,
-              toolName: tool.name,
-              arguments: args,
-              timeoutMs: tool.timeoutMs,
-              maxTotalMs: tool.maxDurationMs,
-              context: { ...context, taskId },
-              progressToken: false,
-            });
-          } catch (error) {
-            outcome = { kind: 'stopped', reason: describeError(error) };
+          const begin = async (input?: RoundInput): Promise<ExecutionOutcome> => {
+            try {
+              return await taskBroker.begin({
+                // Every round keeps the task's executionId, so tasks/cancel reaches whichever round runs.
+                executionId,
+                toolName: tool.name,
+                arguments: args,
+                timeoutMs: tool.timeoutMs,
+                maxTotalMs: tool.maxDurationMs,
+                context: { ...context, taskId },
+                progressToken: false,
+                ...(input !== undefined ? { input } : {}),
+              });
+            } catch (error) {
+              return { kind: 'stopped', reason: describeError(error) };
+            }
+          };
+          let outcome = await begin();
+          if (outcome.kind === 'input') {
+            // A task's client polls; it has no round to take questions in, so the flow is told so.
+            outcome = (await continueRounds(
+              {
+                begin,
+                deliver: async () => ({ ended: { kind: 'stopped', reason: 'a task cannot ask the client' } }),
+                declared: tool.asks ?? NOTHING_DECLARED,
+                cannotAsk: `Tool "${tool.name}" runs as a task here, and a task cannot ask the client yet: answer with mcp-tool-response.`,
+                maxRounds: MAX_INPUT_ROUNDS,
+                what: `Tool "${tool.name}"`,
+              },
+              outcome,
+              undefined,
+            )) as ExecutionOutcome;
           }
           // The same result a plain call would get: the task keeps it, or its text when the task failed.
           const ending = taskEndingOf(outcome, server.projectCallToolResult(resultFromOutcome(tool, outcome, maxBytes), tool.outputSchema));
           const result = ending.status === 'completed' ? ending.result : undefined;
-          const telemetry: CallOutcome = ending.status === 'completed' ? (ending.result.isError ? 'error' : 'success') : outcome.kind === 'answered' ? 'error' : outcome.kind;
+          const telemetry: CallOutcome = ending.status === 'completed' ? (ending.result.isError ? 'error' : 'success') : outcome.kind === 'answered' || outcome.kind === 'input' ? 'error' : outcome.kind;
           report(telemetry, result, result && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0);
           return ending;
         },
@@ -593,7 +677,7 @@ export class McpEndpoint {
   }
 
   /** `clientRequestId` maps the id the server saw back to the one the client sent. */
-  private createServer(era: Era, clientRequestId: (id: RequestId) => RequestId): Server {
+  private createServer(era: Era, clientRequestId: (id: RequestId) => RequestId, hub?: LegacyExchangeHub): Server {
     const content = this.content;
     const tasks = this.tasks;
     const server = new Server(
@@ -613,7 +697,7 @@ export class McpEndpoint {
       this.logLevels.set(callerKey(exchange?.caller ?? {}), level);
       return {};
     });
-    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, era, this.catalog, request, handlerCtx, clientRequestId));
+    server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, era, this.catalog, request, handlerCtx, clientRequestId, hub));
     if (!content.isEmpty) registerContentHandlers(server, content, this.contentDependencies, clientRequestId);
     return server;
   }
@@ -625,6 +709,7 @@ export class McpEndpoint {
     request: CallToolRequest,
     handlerCtx: ServerContext,
     clientRequestId: (id: RequestId) => RequestId,
+    hub: LegacyExchangeHub | undefined,
   ): Promise<CallToolResult> {
     const startedAt = performance.now();
     const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
@@ -691,6 +776,20 @@ export class McpEndpoint {
       protocolVersion: protocolVersionOf(handlerCtx),
       requestId: clientRequestId(handlerCtx.mcpReq.id),
     };
+    // A tool that asks the client, on 2026-07-28: a client that cannot take what it must ask is
+    // refused before the flow runs, and a retry carries the answers of the round before.
+    let resumed: RoundInput | undefined;
+    let binding: StateBinding | undefined;
+    if (tool.asks && era === 'modern') {
+      binding = { endpoint: this.path, target: `tool:${name}`, caller: callerKey(exchange?.caller ?? {}) };
+      if (tool.asksRequired) this.refuseIncapableClient(tool, tool.asks, handlerCtx, finish);
+      const resumption = resumptionOf(handlerCtx, this.requestStates, binding);
+      if ('reask' in resumption) {
+        const result = inputRequiredResult(resumption.reask, resumption.round, this.requestStates, binding) as unknown as CallToolResult;
+        return finish(tool, 'input_required', result, { inputRounds: resumption.round })!;
+      }
+      resumed = resumption.input;
+    }
     const asTask = this.runsAsTask(tool, era, request, handlerCtx);
     if (asTask) {
       return (await this.startTask(server, era, tool, args, context, exchange?.caller ?? {}, (outcome, result, bytes) => {
@@ -699,27 +798,93 @@ export class McpEndpoint {
       })) as CallToolResult;
     }
     const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
-    let outcome: ExecutionOutcome;
-    try {
-      outcome = await this.broker.begin({
-        toolName: name,
-        arguments: args,
-        timeoutMs: tool.timeoutMs,
-        maxTotalMs: tool.maxDurationMs,
-        signal,
-        context,
-        ...(stream ? { stream, progressToken: stream.progressToken !== undefined } : {}),
-        ...(stream?.logLevel !== undefined ? { logLevel: stream.logLevel } : {}),
-      });
-    } catch (error) {
-      if (error instanceof CapacityError) {
-        finish(tool, 'busy', undefined);
-        throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
+    const clientCapabilities = tool.asks ? declaredClientCapabilities(handlerCtx) : undefined;
+    const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
+      try {
+        return await this.broker.begin({
+          toolName: name,
+          arguments: args,
+          timeoutMs: tool.timeoutMs,
+          maxTotalMs: tool.maxDurationMs,
+          signal,
+          context,
+          ...(stream ? { stream, progressToken: stream.progressToken !== undefined } : {}),
+          ...(stream?.logLevel !== undefined ? { logLevel: stream.logLevel } : {}),
+          ...(input !== undefined ? { input } : {}),
+          ...(clientCapabilities !== undefined ? { clientCapabilities } : {}),
+        });
+      } catch (error) {
+        if (error instanceof CapacityError) {
+          finish(tool, 'busy', undefined);
+          throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
+        }
+        throw error;
       }
-      throw error;
+    };
+    let outcome = await begin(resumed);
+    let inputRounds = resumed?.round;
+    if (outcome.kind === 'input') {
+      // Only a flow that asked gets here: the loop, its checks and its closures cost plain calls nothing.
+      const deliver = era === 'modern' ? async (ask: InputAsk): Promise<AskDecision> => ({ handOver: ask }) : this.askOnStream(tool, exchange, handlerCtx, hub);
+      const ended = await continueRounds(
+        {
+          begin,
+          deliver,
+          declared: tool.asks ?? NOTHING_DECLARED,
+          ...(clientCapabilities !== undefined ? { clientCan: (kind: InputKind) => canTake(clientCapabilities, kind) } : {}),
+          ...(era === 'legacy' && !exchange?.legacyStreamed ? { cannotAsk: `Tool "${name}" cannot ask this client: its call has no event stream (the tool declares nothing under "Asks the client").` } : {}),
+          maxRounds: MAX_INPUT_ROUNDS,
+          what: `Tool "${name}"`,
+        },
+        outcome,
+        resumed,
+      );
+      if (ended.kind === 'handOver') {
+        const result = inputRequiredResult(ended.ask, ended.round, this.requestStates, binding!) as unknown as CallToolResult;
+        return finish(tool, 'input_required', result, { inputRounds: ended.round })!;
+      }
+      outcome = ended;
+      inputRounds = Math.max(inputRounds ?? 0, 1);
     }
     const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);
-    return finish(tool, outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind, result)!;
+    const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
+    return finish(tool, status, result, inputRounds !== undefined ? { inputRounds } : {})!;
+  }
+
+  /**
+   * How a 2025-era call asks: each question goes out on the call's own event stream as a request of
+   * the client, and the next round starts when every answer is in (from this instance or another).
+   * A call whose answers never come ends at the tool's time limit, like one whose flow never answers.
+   */
+  private askOnStream(tool: ToolDefinition, exchange: Exchange | undefined, handlerCtx: ServerContext, hub: LegacyExchangeHub | undefined) {
+    const hubId = handlerCtx.mcpReq.id;
+    const signal = exchange?.disconnected ?? handlerCtx.mcpReq.signal;
+    return async (ask: InputAsk, round: number): Promise<AskDecision> => {
+      if (!hub) return { ended: { kind: 'stopped', reason: 'the endpoint has no stream to ask on' } };
+      const asked = await this.relay.ask(ask.requests, callerKey(exchange?.caller ?? {}), (message) => hub.sendRequest(hubId, message as JSONRPCMessage), signal, tool.timeoutMs);
+      if ('ended' in asked) {
+        switch (asked.ended) {
+          case 'timeout':
+            return { ended: { kind: 'timeout', timeoutMs: tool.timeoutMs } };
+          case 'cancelled':
+            return { ended: { kind: 'cancelled' } };
+          case 'stopped':
+            return { ended: { kind: 'stopped', reason: 'the endpoint stopped while the client was being asked' } };
+        }
+      }
+      return { next: { round, inputResponses: asked.answers, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
+    };
+  }
+
+  /** -32021 before the flow runs, for a 2026-07-28 client that cannot take what the tool must ask. */
+  private refuseIncapableClient(tool: ToolDefinition, kinds: ReadonlySet<InputKind>, handlerCtx: ServerContext, finish: (tool: ToolDefinition, outcome: CallOutcome, result: undefined) => unknown): void {
+    const declared = declaredClientCapabilities(handlerCtx) ?? {};
+    const missing = [...kinds].filter((kind) => !canTake(declared, kind));
+    if (missing.length === 0) return;
+    finish(tool, 'missing_capability', undefined);
+    throw new ProtocolError(MISSING_CLIENT_CAPABILITY, `Missing required client capability: tool "${tool.name}" asks the client for ${missing.join(' and ')}, which this request does not declare.`, {
+      requiredCapabilities: requiredCapabilities(missing),
+    });
   }
 }
 
@@ -733,6 +898,7 @@ function taskEndingOf(outcome: ExecutionOutcome, result: CallToolResult): TaskEn
   const text = () => String((result.content[0] as { text?: unknown } | undefined)?.text ?? 'The task failed.');
   switch (outcome.kind) {
     case 'answered':
+    case 'input':
       return { status: 'completed', result };
     case 'cancelled':
       return { status: 'cancelled', statusMessage: 'Cancelled by the client.' };

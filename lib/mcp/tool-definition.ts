@@ -5,6 +5,7 @@ import { compileSchema, SchemaCompileError, type ValueCheck } from './json-schem
 import { issuesOfFaults, SchemaRefusal, type SchemaIssue } from './schema-issues.js';
 import { isValidEndpointPath } from './endpoint-path.js';
 import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
+import { INPUT_KINDS, type InputKind } from '../input/input-requests.js';
 
 /** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -26,6 +27,10 @@ export interface ToolConfig {
   readonly maxDuration?: unknown;
   /** `never` (or absent), `optional` or `required`: whether a call may run as a task. */
   readonly taskSupport?: unknown;
+  /** What the flow may ask the client for: `elicitation`, `sampling`, `roots`, comma-separated (or an array). */
+  readonly asks?: unknown;
+  /** true: refuse (-32021) a 2026-07-28 client that cannot take every kind in `asks`. */
+  readonly asksRequired?: unknown;
 }
 
 /** How a tool runs as a task: MCP's `execution.taskSupport`, where `forbidden` is the default. */
@@ -42,6 +47,10 @@ export interface ToolDefinition {
   readonly maxDurationMs?: number;
   /** Whether a client may (optional) or must (required) run a call as a task; absent means forbidden. */
   readonly taskSupport?: TaskSupport;
+  /** What the flow may ask the client (elicitation, sampling, roots); absent when it asks nothing. */
+  readonly asks?: ReadonlySet<InputKind>;
+  /** Whether a client that cannot take every kind in `asks` is refused before the flow runs. */
+  readonly asksRequired?: boolean;
   /** Exactly what `tools/list` shows for this tool. */
   readonly listing: Tool;
   readonly outputSchema: Record<string, unknown> | undefined;
@@ -75,6 +84,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const timeoutMs = parseTimeout(config.timeout);
   const maxDurationMs = parseMaxDuration(config.maxDuration, timeoutMs);
   const taskSupport = parseTaskSupport(config.taskSupport);
+  const asks = parseAsks(config.asks);
   const inputSchema = parseSchemaText(config.inputSchema, 'input');
   if (!inputSchema) throw new SchemaRefusal('invalid_input_schema', 'required', [{ key: 'required', params: {} }]);
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
@@ -99,6 +109,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     timeoutMs,
     maxDurationMs,
     ...(taskSupport !== 'forbidden' ? { taskSupport } : {}),
+    ...(asks.size > 0 ? { asks, asksRequired: config.asksRequired === true || config.asksRequired === 'true' } : {}),
     listing,
     outputSchema,
     checkArguments,
@@ -237,4 +248,15 @@ function parseAnnotations(config: ToolConfig, title: string | undefined): ToolAn
 
 export function optionalText(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** The kinds a tool may ask the client for, from the editor's comma-separated text or an array. */
+export function parseAsks(value: unknown): ReadonlySet<InputKind> {
+  if (value === undefined || value === null || value === '') return new Set();
+  const names = (Array.isArray(value) ? value : String(value).split(',')).map((name) => String(name).trim()).filter((name) => name !== '');
+  const unknown = names.find((name) => !(INPUT_KINDS as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    throw new McpPaletteError('invalid_asks', `"Asks the client" names ${JSON.stringify(unknown.slice(0, 40))}; use elicitation, sampling or roots`);
+  }
+  return new Set(names as InputKind[]);
 }

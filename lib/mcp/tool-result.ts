@@ -31,6 +31,9 @@ export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcom
       return toolError(`Tool "${tool.name}" was not answered: ${outcome.reason}.`);
     case 'cancelled':
       return toolError(`Tool "${tool.name}" was cancelled ${outcome.byClient ? 'by the client' : 'because the client went away'}.`);
+    case 'input':
+      // Calls that can ask never get here with a question; this one could not take it.
+      return toolError(`Tool "${tool.name}" asked the client for input, which this call cannot do.`);
     case 'answered':
       if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
         return toolError(`Tool "${tool.name}" failed: ${describeFlowError(outcome.error)}`);

@@ -15,6 +15,8 @@ import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
+import { parseInputPayload } from '../../lib/input/input-requests.js';
+import type { RoundInput } from '../../lib/execution/broker.js';
 import type { Store } from '../../lib/storage/store.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
@@ -144,6 +146,14 @@ export default function (RED: NodeAPI) {
           else if (delivery === 'not_increasing') warnThrottled('progress-backwards', 'progressNotIncreasing', { executionId: parsed.executionId, progress: parsed.value.progress });
           return done();
         }
+        case 'mcp-tool-input': {
+          const parsed = parseInputPayload(msg.payload);
+          if (!parsed.ok) return done(new Error(t('errors.badInput', { problem: parsed.problem })));
+          if (controller.ask(parsed.executionId, parsed.ask) === 'unknown') {
+            requestLog.warn('unknownExecution', t('errors.unknownExecution', { executionId: parsed.executionId }));
+          }
+          return done();
+        }
         case 'mcp-tool-log': {
           const parsed = parseLogPayload(msg.payload);
           if (!parsed.ok) return done(new Error(t('errors.badLog', { field: parsed.field })));
@@ -246,6 +256,8 @@ export default function (RED: NodeAPI) {
               executionId: request.executionId,
               progressToken: request.progressToken ?? false,
               ...(request.logLevel !== undefined ? { logLevel: request.logLevel } : {}),
+              ...(request.clientCapabilities !== undefined ? { clientCapabilities: request.clientCapabilities } : {}),
+              ...(request.input !== undefined ? roundFields(request.input) : {}),
             },
             mcp: context,
           } as NodeMessage);
@@ -318,4 +330,14 @@ export default function (RED: NodeAPI) {
     }
   }
   RED.nodes.registerType('mcp-flow-server', McpFlowServer);
+}
+
+/** What a round after the flow asked adds to `msg.payload`: the answers (or why there are none) and its state. */
+function roundFields(input: RoundInput): Record<string, unknown> {
+  return {
+    inputRound: input.round,
+    ...(input.inputResponses !== undefined ? { inputResponses: input.inputResponses } : {}),
+    ...(input.inputError !== undefined ? { inputError: input.inputError } : {}),
+    ...(input.state !== undefined ? { state: input.state } : {}),
+  };
 }

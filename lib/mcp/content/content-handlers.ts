@@ -259,6 +259,8 @@ function answerOf(outcome: ExecutionOutcome, what: string): unknown {
       throw failed('stopped', new ProtocolError(SERVER_BUSY, `${what} was not answered: ${outcome.reason}.`));
     case 'cancelled':
       throw failed('cancelled', new ProtocolError(ProtocolErrorCode.InternalError, `${what} was cancelled because the client went away.`));
+    case 'input':
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} asked the client for input, which only tool calls can do.`);
     case 'answered':
       if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
         throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} failed: ${describeFlowError(outcome.error)}`);
