@@ -237,6 +237,7 @@ export class McpEndpoint {
     }
     this.contentDependencies = {
       path: options.path,
+      requestStates: this.requestStates,
       begin: (call, timeoutMs, signal) => this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call }),
       ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
       ...(options.measureContentResponses ? { measureResponses: options.measureContentResponses } : {}),
@@ -698,7 +699,7 @@ export class McpEndpoint {
       return {};
     });
     server.setRequestHandler('tools/call', (request, handlerCtx) => this.callTool(server, era, this.catalog, request, handlerCtx, clientRequestId, hub));
-    if (!content.isEmpty) registerContentHandlers(server, content, this.contentDependencies, clientRequestId);
+    if (!content.isEmpty) registerContentHandlers(server, content, this.contentDependencies, clientRequestId, era === 'modern');
     return server;
   }
 

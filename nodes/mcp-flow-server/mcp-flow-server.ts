@@ -16,7 +16,7 @@ import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import { parseInputPayload } from '../../lib/input/input-requests.js';
-import type { RoundInput } from '../../lib/execution/broker.js';
+import { roundFields } from '../../lib/input/round-fields.js';
 import type { Store } from '../../lib/storage/store.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
@@ -146,7 +146,9 @@ export default function (RED: NodeAPI) {
           else if (delivery === 'not_increasing') warnThrottled('progress-backwards', 'progressNotIncreasing', { executionId: parsed.executionId, progress: parsed.value.progress });
           return done();
         }
-        case 'mcp-tool-input': {
+        case 'mcp-tool-input':
+        case 'mcp-prompt-input':
+        case 'mcp-resource-input': {
           const parsed = parseInputPayload(msg.payload);
           if (!parsed.ok) return done(new Error(t('errors.badInput', { problem: parsed.problem })));
           if (controller.ask(parsed.executionId, parsed.ask) === 'unknown') {
@@ -330,14 +332,4 @@ export default function (RED: NodeAPI) {
     }
   }
   RED.nodes.registerType('mcp-flow-server', McpFlowServer);
-}
-
-/** What a round after the flow asked adds to `msg.payload`: the answers (or why there are none) and its state. */
-function roundFields(input: RoundInput): Record<string, unknown> {
-  return {
-    inputRound: input.round,
-    ...(input.inputResponses !== undefined ? { inputResponses: input.inputResponses } : {}),
-    ...(input.inputError !== undefined ? { inputError: input.inputError } : {}),
-    ...(input.state !== undefined ? { state: input.state } : {}),
-  };
 }

@@ -29,6 +29,9 @@ export interface FixtureTool {
   /** For the tasks scenarios: whether the tool runs as a task, and its time limit. */
   readonly taskSupport?: 'optional' | 'required';
   readonly timeout?: number;
+  /** What the flow asks the client (the tool's "Asks the client"), and whether a client must be able to answer. */
+  readonly asks?: string;
+  readonly asksRequired?: boolean;
   /** Body of the function node answering the call. */
   readonly answer: string;
 }
@@ -45,6 +48,32 @@ function respondWith(result: unknown): string {
 /** A tool whose scenario needs a feature the palette does not have yet: it answers, but without the feature. */
 function placeholder(issue: number, feature: string): string {
   return respondWith(`This flow cannot ${feature} yet (issue ${issue}).`);
+}
+
+/** A form elicitation asking for a name, as several scenarios spell it. */
+const NAME_QUESTION = `{ elicitation: { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } }`;
+
+/**
+ * A function body that asks `requests` (a JS object literal) with mcp-tool-input and, once the answers
+ * are in, runs `then` (which may call `reply_(text)`). A refusal to ask (`inputError`) ends the call
+ * with a tool error that says why.
+ */
+function askThen(requests: string, then: string): string {
+  return `const { executionId } = msg.payload;
+const reply_ = (text) => ({ topic: 'mcp-tool-response', payload: { executionId, result: text } });
+if (msg.payload.inputError) return { topic: 'mcp-tool-response', payload: { executionId, error: msg.payload.inputError.message } };
+if (!msg.payload.inputResponses) return { topic: 'mcp-tool-input', payload: { executionId, requests: ${requests} } };
+${then}`;
+}
+
+/** Asks `request` under `key` until the answer to it is in (the client may leave it out), then runs `then` with `answer`. */
+function askUntil(key: string, request: string, then: string): string {
+  return `const { executionId, inputResponses } = msg.payload;
+const reply_ = (text) => ({ topic: 'mcp-tool-response', payload: { executionId, result: text } });
+if (msg.payload.inputError) return { topic: 'mcp-tool-response', payload: { executionId, error: msg.payload.inputError.message } };
+const answer = inputResponses && inputResponses[${JSON.stringify(key)}];
+if (!answer || (answer.action !== undefined && answer.action !== 'accept')) return { topic: 'mcp-tool-input', payload: { executionId, requests: { ${JSON.stringify(key)}: ${request} } } };
+${then}`;
 }
 
 export const FIXTURE_TOOLS: readonly FixtureTool[] = [
@@ -163,10 +192,116 @@ return null;`,
   { name: 'confirm_delete', taskSupport: 'optional', answer: placeholder(11, 'ask the user') },
   { name: 'multi_input', taskSupport: 'optional', answer: placeholder(11, 'ask the user') },
   { name: 'test_tool_with_task', taskSupport: 'required', answer: placeholder(11, 'ask the user') },
-  { name: 'test_sampling', inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }, answer: placeholder(11, "ask the client's model") },
-  { name: 'test_elicitation', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] }, answer: placeholder(11, 'ask the user') },
-  { name: 'test_elicitation_sep1034_defaults', answer: placeholder(11, 'ask the user') },
-  { name: 'test_elicitation_sep1330_enums', answer: placeholder(11, 'ask the user') },
+  {
+    name: 'test_sampling',
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    asks: 'sampling',
+    answer: askThen(
+      `{ answer: { sampling: { messages: [{ role: 'user', content: { type: 'text', text: msg.payload.arguments.prompt } }], maxTokens: 100 } } }`,
+      'const reply = msg.payload.inputResponses.answer;\nconst text = reply.error ? "the model failed: " + reply.error.message : reply.content && reply.content.text;\nreturn reply_("LLM response: " + text);',
+    ),
+  },
+  {
+    name: 'test_elicitation',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    asks: 'elicitation',
+    answer: askThen(
+      `{ user: { elicitation: { message: msg.payload.arguments.message, requestedSchema: { type: 'object', properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, required: ['username', 'email'] } } } }`,
+      'const reply = msg.payload.inputResponses.user;\nreturn reply_("User response: action=" + reply.action + ", content=" + JSON.stringify(reply.content || {}));',
+    ),
+  },
+  {
+    name: 'test_elicitation_sep1034_defaults',
+    asks: 'elicitation',
+    answer: askThen(
+      `{ user: { elicitation: { message: 'Test client default value handling - please accept with defaults', requestedSchema: { type: 'object', properties: {
+        name: { type: 'string', description: 'User name', default: 'John Doe' },
+        age: { type: 'integer', description: 'User age', default: 30 },
+        score: { type: 'number', description: 'User score', default: 95.5 },
+        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        verified: { type: 'boolean', description: 'Verification status', default: true } } } } } }`,
+      'const reply = msg.payload.inputResponses.user;\nreturn reply_("Elicitation completed: action=" + reply.action + ", content=" + JSON.stringify(reply.content || {}));',
+    ),
+  },
+  {
+    name: 'test_elicitation_sep1330_enums',
+    asks: 'elicitation',
+    answer: askThen(
+      `{ user: { elicitation: { message: 'Choose from each kind of list', requestedSchema: { type: 'object', properties: {
+        untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+        titledSingle: { type: 'string', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
+        legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+        untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+        titledMulti: { type: 'array', items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } } } } } } }`,
+      'const reply = msg.payload.inputResponses.user;\nreturn reply_("Elicitation completed: action=" + reply.action + ", content=" + JSON.stringify(reply.content || {}));',
+    ),
+  },
+  // Multi round-trip requests (2026-07-28): the flow asks with mcp-tool-input; the palette seals its state.
+  { name: 'test_input_required_result_elicitation', asks: 'elicitation', answer: askUntil('user_name', NAME_QUESTION, 'return reply_("Hello, " + answer.content.name + "!");') },
+  {
+    name: 'test_input_required_result_sampling',
+    asks: 'sampling',
+    answer: askUntil(
+      'capital_question',
+      `{ sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 } }`,
+      'return reply_("The model answered: " + (answer.content && answer.content.text));',
+    ),
+  },
+  { name: 'test_input_required_result_list_roots', asks: 'roots', answer: askUntil('client_roots', '{ roots: {} }', 'return reply_("Roots: " + answer.roots.map((root) => root.uri).join(", "));') },
+  {
+    name: 'test_input_required_result_request_state',
+    asks: 'elicitation',
+    answer: `const { executionId, inputResponses, state } = msg.payload;
+if (state && state.step === 'confirm' && inputResponses && inputResponses.confirm) {
+  return { topic: 'mcp-tool-response', payload: { executionId, result: 'state-ok: confirmed=' + JSON.stringify(inputResponses.confirm.content || {}) } };
+}
+return { topic: 'mcp-tool-input', payload: { executionId, state: { step: 'confirm' }, requests: { confirm: { elicitation: { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } } } } };`,
+  },
+  {
+    name: 'test_input_required_result_multiple_inputs',
+    asks: 'elicitation,sampling,roots',
+    answer: `const { executionId, inputResponses } = msg.payload;
+const keys = ['user_name', 'greeting', 'client_roots'];
+if (inputResponses && keys.every((key) => inputResponses[key])) {
+  return { topic: 'mcp-tool-response', payload: { executionId, result: 'Got ' + keys.join(', ') } };
+}
+return { topic: 'mcp-tool-input', payload: { executionId, state: { asked: keys }, requests: {
+  user_name: ${NAME_QUESTION},
+  greeting: { sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 } },
+  client_roots: { roots: {} },
+} } };`,
+  },
+  {
+    name: 'test_input_required_result_multi_round',
+    asks: 'elicitation',
+    answer: `const { executionId, inputResponses, state } = msg.payload;
+const step = state ? state.step : 0;
+if (step === 1 && inputResponses && inputResponses.step1) {
+  return { topic: 'mcp-tool-input', payload: { executionId, state: { step: 2, name: inputResponses.step1.content.name }, requests: {
+    step2: { elicitation: { message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } } } } } };
+}
+if (step === 2 && inputResponses && inputResponses.step2) {
+  return { topic: 'mcp-tool-response', payload: { executionId, result: state.name + ' likes ' + inputResponses.step2.content.color } };
+}
+return { topic: 'mcp-tool-input', payload: { executionId, state: { step: 1 }, requests: {
+  step1: { elicitation: { message: 'Step 1: What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } } } };`,
+  },
+  { name: 'test_input_required_result_tampered_state', asks: 'elicitation', answer: askUntil('confirm', NAME_QUESTION, 'return reply_("Accepted");') },
+  {
+    // Asks only what the request's client capabilities declare.
+    name: 'test_input_required_result_capabilities',
+    asks: 'elicitation,sampling',
+    answer: `const { executionId, inputResponses, clientCapabilities } = msg.payload;
+if (inputResponses && Object.keys(inputResponses).length > 0) return { topic: 'mcp-tool-response', payload: { executionId, result: 'Answered: ' + Object.keys(inputResponses).join(', ') } };
+const requests = {};
+if (clientCapabilities && clientCapabilities.elicitation) requests.user_name = ${NAME_QUESTION};
+if (clientCapabilities && clientCapabilities.sampling) requests.greeting = { sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 } };
+if (Object.keys(requests).length === 0) return { topic: 'mcp-tool-response', payload: { executionId, result: 'This client can be asked nothing.' } };
+return { topic: 'mcp-tool-input', payload: { executionId, requests } };`,
+  },
+  // server-stateless: a tool that must ask the client's model refuses (-32021) a client without sampling.
+  { name: 'test_missing_capability', asks: 'sampling', asksRequired: true, answer: askUntil('summary', `{ sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'Summarise' } }], maxTokens: 50 } }`, 'return reply_("Summarised");') },
+  { name: 'test_streaming_elicitation', asks: 'elicitation', answer: askUntil('user_name', NAME_QUESTION, 'return reply_("Hello, " + answer.content.name + "!");') },
 ];
 
 /**
@@ -192,6 +327,7 @@ function contentNodes(): FlowNode[] {
     }),
     prompt('prompt-embedded', { name: 'test_prompt_with_embedded_resource', source: 'flow', arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }] }),
     prompt('prompt-image', { name: 'test_prompt_with_image', source: 'flow' }),
+    prompt('prompt-asks', { name: 'test_input_required_result_prompt', source: 'flow' }),
   ];
   return [...nodes.map(at), { ...answer(CONTENT_ANSWERS, CONTENT_ANSWER_BODY, 'conformance-server'), name: 'resources and prompts', x: 400, y: 500 }];
 }
@@ -202,6 +338,14 @@ if (msg.topic === 'mcp-resource-read') {
   return { topic: 'mcp-resource-response', payload: { executionId, contents: [{ blob: ${JSON.stringify(PNG_BASE64)}, mimeType: 'image/png' }] } };
 }
 if (msg.topic !== 'mcp-prompt-get') return null;
+if (msg.payload.name === 'test_input_required_result_prompt') {
+  // A prompt that asks the user for its context first (multi round-trip requests reach prompts too).
+  const answer = msg.payload.inputResponses && msg.payload.inputResponses.user_context;
+  if (!answer || answer.action !== 'accept') {
+    return { topic: 'mcp-prompt-input', payload: { executionId, requests: { user_context: { elicitation: { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } } } } } };
+  }
+  return { topic: 'mcp-prompt-response', payload: { executionId, messages: [{ role: 'user', content: 'Use this context: ' + answer.content.context }] } };
+}
 const messages = msg.payload.name === 'test_prompt_with_image'
   ? [{ role: 'user', content: { type: 'image', data: ${JSON.stringify(PNG_BASE64)}, mimeType: 'image/png' } }, { role: 'user', content: 'Please analyze the image above.' }]
   : [{ role: 'user', content: { type: 'resource', resource: { uri: msg.payload.arguments.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
@@ -226,7 +370,8 @@ export function conformanceFlow(port: number): FlowNode[] {
       ...(fixture.taskSupport ? { taskSupport: fixture.taskSupport } : {}),
       ...(fixture.timeout ? { timeout: fixture.timeout } : {}),
     };
-    nodes.push({ ...tool(`tool-${fixture.name}`, options), y: 40 + index * 40 });
+    const asks = fixture.asks ? { asks: fixture.asks, asksRequired: fixture.asksRequired ?? false } : {};
+    nodes.push({ ...tool(`tool-${fixture.name}`, options), ...asks, y: 40 + index * 40 });
     nodes.push({ ...answer(answerId(fixture.name), fixture.answer, 'conformance-server'), name: fixture.name, x: 400, y: 40 + index * 40 });
   });
   return [...nodes, ...contentNodes()];

@@ -14,7 +14,12 @@ import {
 } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { CapacityError, type ExecutionOutcome } from '../../execution/broker.js';
+import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
+import { callerKey } from '../../access/caller-key.js';
+import { INPUT_KINDS } from '../../input/input-requests.js';
+import { continueRounds } from '../../input/input-rounds.js';
+import type { RequestStateSealer } from '../../input/request-state.js';
+import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from '../round-trips.js';
 import { protocolVersionOf } from '../protocol-version.js';
 import { describeFlowError, formatSeconds } from '../tool-result.js';
 import { InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
@@ -36,8 +41,8 @@ export type CompletionRef = { readonly type: 'ref/prompt'; readonly name: string
 
 /** A read, prompt or completion the flow answers; the flow-server node turns it into a message. */
 export type ContentCall =
-  | { readonly kind: 'resource-read'; readonly uri: string; readonly variables: Record<string, string>; readonly context: ContentContext }
-  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string>; readonly context: ContentContext }
+  | { readonly kind: 'resource-read'; readonly uri: string; readonly variables: Record<string, string>; readonly context: ContentContext; readonly input?: RoundInput }
+  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string>; readonly context: ContentContext; readonly input?: RoundInput }
   | {
       readonly kind: 'completion';
       readonly ref: CompletionRef;
@@ -48,7 +53,18 @@ export type ContentCall =
     };
 
 export type ContentKind = 'resource' | 'prompt' | 'completion';
-export type ContentOutcome = 'success' | 'error' | 'invalid_arguments' | 'unknown_resource' | 'unknown_prompt' | 'busy' | 'timeout' | 'stopped' | 'cancelled';
+export type ContentOutcome =
+  | 'success'
+  | 'error'
+  | 'invalid_arguments'
+  | 'unknown_resource'
+  | 'unknown_prompt'
+  | 'busy'
+  | 'timeout'
+  | 'stopped'
+  | 'cancelled'
+  /** A 2026-07-28 read or prompt whose flow asked the client: the questions were its answer. */
+  | 'input_required';
 
 /** Told once per read, prompt or completion, whatever its outcome (telemetry, audit). */
 export interface ContentFinished {
@@ -73,6 +89,8 @@ export interface ContentHandlerDependencies {
   readonly onFinished?: (event: ContentFinished) => void;
   /** Whether anyone reads `responseBytes` now (sizing costs a serialisation). */
   readonly measureResponses?: () => boolean;
+  /** Seals the state of a 2026-07-28 read or prompt whose flow asks the client (as for tools). */
+  readonly requestStates: RequestStateSealer;
 }
 
 /** Same code the endpoint uses when tool calls fill it: the cap is shared. */
@@ -89,6 +107,8 @@ function failed<E extends object>(outcome: ContentOutcome, error: E): E {
 interface Observation {
   name: string;
   mode: ContentFinished['mode'];
+  /** Set when the flow's questions were the answer (2026-07-28). */
+  asked?: boolean;
 }
 
 /**
@@ -101,6 +121,7 @@ export function registerContentHandlers(
   catalog: ContentCatalog,
   deps: ContentHandlerDependencies,
   clientRequestId: (id: RequestId) => RequestId,
+  modern: boolean,
 ): void {
   const contextOf = (handlerCtx: ServerContext, what: { resource: string } | { prompt: string }): ContentContext => {
     const { subject, email, groups, client } = deps.exchangeOf(handlerCtx).caller;
@@ -137,7 +158,7 @@ export function registerContentHandlers(
     };
     try {
       const result = await run(seen);
-      report('success', result);
+      report(seen.asked ? 'input_required' : 'success', result);
       return result;
     } catch (error) {
       report((typeof error === 'object' && error !== null && outcomeOfError.get(error)) || 'error', undefined);
@@ -163,7 +184,8 @@ export function registerContentHandlers(
         }
         seen.mode = 'flow';
         const call: ContentCall = { kind: 'resource-read', uri, variables, context: contextOf(handlerCtx, { resource: resource.uri }) };
-        const outcome = await begin(deps, call, resource.timeoutMs, handlerCtx);
+        const outcome = await askingRun(deps, call, resource.timeoutMs, handlerCtx, modern, `resource:${uri}`, `Resource ${uri}`, seen);
+        if (outcome.kind === 'asked') return outcome.result as unknown as ReadResourceResult;
         const contents = answerOf(outcome, `Resource ${uri}`);
         try {
           return resourceResultFrom(contents, uri, resource.mimeType, DEFAULTS.maxResultBytes);
@@ -190,7 +212,8 @@ export function registerContentHandlers(
         if (problem) throw failed('invalid_arguments', new ProtocolError(ProtocolErrorCode.InvalidParams, problem));
         if (prompt.template) return renderPrompt(prompt, values);
         const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contextOf(handlerCtx, { prompt: name }) };
-        const outcome = await begin(deps, call, prompt.timeoutMs, handlerCtx);
+        const outcome = await askingRun(deps, call, prompt.timeoutMs, handlerCtx, modern, `prompt:${name}`, `Prompt "${name}"`, seen);
+        if (outcome.kind === 'asked') return outcome.result as unknown as GetPromptResult;
         const messages = answerOf(outcome, `Prompt "${name}"`);
         try {
           return promptResultFrom(messages, prompt.listing.description, DEFAULTS.maxResultBytes);
@@ -248,6 +271,55 @@ async function begin(deps: ContentHandlerDependencies, call: ContentCall, timeou
     }
     throw error;
   }
+}
+
+/**
+ * Runs a flow-answered read or prompt, which may ask the client like a tool call (mcp-prompt-input,
+ * mcp-resource-input): on 2026-07-28 the questions become the answer (`input_required`) and the
+ * retry brings the answers back; on the 2025 revisions only tool calls have a stream to ask on, so
+ * the flow is told it cannot ask. A read or prompt that never asks costs one property check more.
+ */
+async function askingRun(
+  deps: ContentHandlerDependencies,
+  call: Extract<ContentCall, { kind: 'resource-read' | 'prompt-get' }>,
+  timeoutMs: number,
+  handlerCtx: ServerContext,
+  modern: boolean,
+  target: string,
+  what: string,
+  seen: Observation,
+): Promise<ExecutionOutcome | { readonly kind: 'asked'; readonly result: Record<string, unknown> }> {
+  const binding = { endpoint: deps.path, target, caller: callerKey(deps.exchangeOf(handlerCtx).caller) };
+  let first: RoundInput | undefined;
+  if (modern) {
+    const resumption = resumptionOf(handlerCtx, deps.requestStates, binding);
+    if ('reask' in resumption) return asked(inputRequiredResult(resumption.reask, resumption.round, deps.requestStates, binding), seen);
+    first = resumption.input;
+  }
+  const run = (input: RoundInput | undefined) => begin(deps, input ? { ...call, input } : call, timeoutMs, handlerCtx);
+  const outcome = await run(first);
+  if (outcome.kind !== 'input') return outcome;
+  const declared = modern ? (declaredClientCapabilities(handlerCtx) ?? {}) : undefined;
+  const ended = await continueRounds(
+    {
+      begin: run,
+      deliver: async (ask) => ({ handOver: ask }),
+      declared: new Set(INPUT_KINDS),
+      ...(declared ? { clientCan: (kind) => canTake(declared, kind) } : { cannotAsk: `${what} cannot ask the client on the 2025 revisions: only tool calls have a stream to ask on.` }),
+      maxRounds: 8,
+      what,
+    },
+    outcome,
+    first,
+  );
+  if (ended.kind !== 'handOver') return ended;
+  return asked(inputRequiredResult(ended.ask, ended.round, deps.requestStates, binding), seen);
+}
+
+/** The questions as the answer; the request is reported as `input_required`, not as a success. */
+function asked(result: Record<string, unknown>, seen: Observation): { readonly kind: 'asked'; readonly result: Record<string, unknown> } {
+  seen.asked = true;
+  return { kind: 'asked', result };
 }
 
 /** The flow's answer, or the JSON-RPC error that tells the client why there is none. */

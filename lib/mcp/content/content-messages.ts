@@ -1,5 +1,6 @@
 import type { CancelReason } from '../../execution/cancellation.js';
 import type { ContentCall, ContentContext } from './content-handlers.js';
+import { roundFields } from '../../input/round-fields.js';
 
 /** What the mcp-flow-server sends for a read, prompt or completion: topic, payload and `msg.mcp`. */
 export interface ContentMessage {
@@ -43,9 +44,9 @@ export function answerFrom(topic: AnswerTopic, payload: Record<string, unknown> 
 function requestPayload(call: ContentCall): Record<string, unknown> {
   switch (call.kind) {
     case 'resource-read':
-      return { uri: call.uri, variables: call.variables };
+      return { uri: call.uri, variables: call.variables, ...(call.input ? roundFields(call.input) : {}) };
     case 'prompt-get':
-      return { name: call.name, arguments: call.arguments };
+      return { name: call.name, arguments: call.arguments, ...(call.input ? roundFields(call.input) : {}) };
     case 'completion':
       return { ref: call.ref, argument: call.argument, ...(call.arguments ? { context: { arguments: call.arguments } } : {}) };
   }
