@@ -56,6 +56,9 @@ function roundSpread(row, reference) {
   return parts.join('; ');
 }
 
+/** A sealed requestState must cost well under a millisecond to make and to check: a tenth of one. */
+const STATE_US_TARGET = 100;
+
 export function evaluateTargets(results) {
   const row = (id) => results.calls.find((entry) => entry.id === id);
   const a = baselineA(results);
@@ -90,6 +93,12 @@ export function evaluateTargets(results) {
     const name = 'tools/list, Local 500 tools, 32 connections, vs the previous landing';
     if (reference) add(name, list / reference.callsPerSecond, `≥ ${LIST_TARGET}×`, list / reference.callsPerSecond >= LIST_TARGET, `${fixed(list)} vs ${fixed(reference.callsPerSecond)} calls/s (${reference.source})`);
     else add(name, `${fixed(list)} calls/s`, `≥ ${LIST_TARGET}×`, null, 'no reference recorded: set BENCH_LIST_REFERENCE or LIST_500_AT_LANDING');
+  }
+  const state = results.requestState;
+  if (state) {
+    // "Well under a millisecond" per round and direction, as the issue for flows that ask puts it.
+    add('Sealing a requestState, µs (one round of a flow that asks)', state.sealUs, `≤ ${STATE_US_TARGET} µs`, state.sealUs <= STATE_US_TARGET, `${state.bytes} bytes sealed`);
+    add('Opening and checking a requestState, µs', state.openUs, `≤ ${STATE_US_TARGET} µs`, state.openUs <= STATE_US_TARGET);
   }
   const p = results.pending;
   if (p) {

@@ -28,7 +28,8 @@
 //   BENCH_LIST_DURATION     seconds of loaded tools/list per 500-tool server (3)
 //   BENCH_PENDING           calls pending at once (10000)
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
-//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, list, pending, soak
+//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, list, pending,
+//                           soak, state (sealing and opening a 2026-07-28 requestState, in this process)
 //   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
 //                           connections at the previous landing, on this machine; the list target
 //                           (≥ 3×) is evaluated against it (default: report.mjs LIST_500_AT_LANDING)
@@ -51,6 +52,7 @@ import { CALL, ERA, GET_PROMPT, LIST, READ, combineSlices, loadOptions, measureS
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTest, soakTest } from './scale.mjs';
+import { measureRequestState } from './request-state.mjs';
 
 const number = (name, fallback) => {
   const value = Number(process.env[name] ?? fallback);
@@ -68,7 +70,7 @@ const CONFIG = {
   soakCalls: number('BENCH_SOAK_CALLS', 100_000),
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
-const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,content,oauth,list,pending,soak').split(',').map((phase) => phase.trim()));
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,content,oauth,list,pending,soak,state').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -341,6 +343,11 @@ async function main() {
   const scenarios = [];
   const lists = [];
   try {
+    if (PHASES.has('state')) {
+      results.requestState = measureRequestState();
+      const r = results.requestState;
+      log(`requestState: seal ${r.sealUs.toFixed(1)} µs, open ${r.openUs.toFixed(1)} µs, ${r.bytes} bytes`);
+    }
     if (PHASES.has('baseline')) {
       const a = await startBaseline(1);
       running.push(a);
