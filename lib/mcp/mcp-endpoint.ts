@@ -616,6 +616,7 @@ export class McpEndpoint {
     args: Record<string, unknown>,
     context: ExecutionContext,
     caller: CallerIdentity,
+    roundInput: { readonly first: RoundInput | undefined; readonly clientCapabilities: Record<string, unknown> | undefined },
     report: (outcome: CallOutcome, result: CallToolResult | undefined, bytes: number) => void,
   ): Promise<Record<string, unknown>> {
     const tasks = this.tasks!;
@@ -626,7 +627,7 @@ export class McpEndpoint {
         owner: callerKey(caller),
         tool: tool.name,
         run: async (executionId, taskId) => {
-          const begin = async (input?: RoundInput): Promise<ExecutionOutcome> => {
+          const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
             try {
               return await taskBroker.begin({
                 // Every round keeps the task's executionId, so tasks/cancel reaches whichever round runs.
@@ -638,25 +639,35 @@ export class McpEndpoint {
                 context: { ...context, taskId },
                 progressToken: false,
                 ...(input !== undefined ? { input } : {}),
+                ...(roundInput.clientCapabilities !== undefined ? { clientCapabilities: roundInput.clientCapabilities } : {}),
               });
             } catch (error) {
               return { kind: 'stopped', reason: describeError(error) };
             }
           };
-          let outcome = await begin();
+          let outcome = await begin(roundInput.first);
           if (outcome.kind === 'input') {
-            // A task's client polls; it has no round to take questions in, so the flow is told so.
+            // On 2026-07-28 the task turns input_required and waits for tasks/update; a 2025-11-25
+            // task has no way to take questions, so its flow is told so at once.
+            const capabilities = roundInput.clientCapabilities;
             outcome = (await continueRounds(
               {
                 begin,
-                deliver: async () => ({ ended: { kind: 'stopped', reason: 'a task cannot ask the client' } }),
+                deliver: async (ask, round) => {
+                  await tasks.ask(taskId, ask.requests);
+                  const answered = await tasks.awaitAnswers(taskId, Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0));
+                  if ('answers' in answered) return { next: { round, inputResponses: answered.answers, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
+                  if (answered.ended === 'timeout') return { ended: { kind: 'timeout', timeoutMs: Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0) } };
+                  return { ended: { kind: 'cancelled', byClient: true } };
+                },
                 declared: tool.asks ?? NOTHING_DECLARED,
-                cannotAsk: `Tool "${tool.name}" runs as a task here, and a task cannot ask the client yet: answer with mcp-tool-response.`,
+                ...(capabilities !== undefined ? { clientCan: (kind: InputKind) => canTake(capabilities, kind) } : {}),
+                ...(era === 'legacy' ? { cannotAsk: `Tool "${tool.name}" runs as a 2025-11-25 task, which cannot ask the client: answer with mcp-tool-response.` } : {}),
                 maxRounds: MAX_INPUT_ROUNDS,
                 what: `Tool "${tool.name}"`,
               },
               outcome,
-              undefined,
+              roundInput.first,
             )) as ExecutionOutcome;
           }
           // The same result a plain call would get: the task keeps it, or its text when the task failed.
@@ -791,9 +802,12 @@ export class McpEndpoint {
       }
       resumed = resumption.input;
     }
-    const asTask = this.runsAsTask(tool, era, request, handlerCtx);
+    // A tool that asks before it becomes a task runs its first round as a plain call: its questions
+    // come back as input_required, and the retry that brings the answers starts the task.
+    const asTask = this.runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
     if (asTask) {
-      return (await this.startTask(server, era, tool, args, context, exchange?.caller ?? {}, (outcome, result, bytes) => {
+      const clientCapabilities = tool.asks && era === 'modern' ? declaredClientCapabilities(handlerCtx) : undefined;
+      return (await this.startTask(server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
         finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
         return result;
       })) as CallToolResult;

@@ -90,9 +90,13 @@ export function registerTaskHandlers(server: Server, era: Era, deps: TaskHandler
     server.setRequestHandler(
       'tasks/update',
       { params: updateParams },
-      // No flow asks the client for input during a task yet, so there is never an outstanding
-      // request: responses are acknowledged and ignored, as the extension says for unknown keys.
-      gated('tasks/update', async (params, handlerCtx) => (await find(params.taskId, handlerCtx), {})),
+      // Answers to what the task's flow asked are kept for it; anything else is acknowledged and ignored.
+      gated('tasks/update', async (params, handlerCtx) => {
+        const responses = (handlerCtx.mcpReq as { inputResponses?: Record<string, unknown> }).inputResponses ?? params.inputResponses ?? {};
+        const answer = await tasks.answer(params.taskId, deps.ownerOf(handlerCtx), responses).catch(storageError);
+        if (answer === 'unknown') throw unknownTask(params.taskId);
+        return {};
+      }),
     );
     server.setRequestHandler(
       'tasks/cancel',

@@ -31,6 +31,8 @@ export interface ToolConfig {
   readonly asks?: unknown;
   /** true: refuse (-32021) a 2026-07-28 client that cannot take every kind in `asks`. */
   readonly asksRequired?: unknown;
+  /** true: a call that runs as a task asks its questions first, and becomes a task once answered (2026-07-28). */
+  readonly asksBeforeTask?: unknown;
 }
 
 /** How a tool runs as a task: MCP's `execution.taskSupport`, where `forbidden` is the default. */
@@ -51,6 +53,8 @@ export interface ToolDefinition {
   readonly asks?: ReadonlySet<InputKind>;
   /** Whether a client that cannot take every kind in `asks` is refused before the flow runs. */
   readonly asksRequired?: boolean;
+  /** Whether a call that runs as a task asks before it becomes one (2026-07-28), rather than during it. */
+  readonly asksBeforeTask?: boolean;
   /** Exactly what `tools/list` shows for this tool. */
   readonly listing: Tool;
   readonly outputSchema: Record<string, unknown> | undefined;
@@ -109,7 +113,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     timeoutMs,
     maxDurationMs,
     ...(taskSupport !== 'forbidden' ? { taskSupport } : {}),
-    ...(asks.size > 0 ? { asks, asksRequired: config.asksRequired === true || config.asksRequired === 'true' } : {}),
+    ...(asks.size > 0 ? { asks, asksRequired: isTrue(config.asksRequired), asksBeforeTask: isTrue(config.asksBeforeTask) } : {}),
     listing,
     outputSchema,
     checkArguments,
@@ -259,4 +263,9 @@ export function parseAsks(value: unknown): ReadonlySet<InputKind> {
     throw new McpPaletteError('invalid_asks', `"Asks the client" names ${JSON.stringify(unknown.slice(0, 40))}; use elicitation, sampling or roots`);
   }
   return new Set(names as InputKind[]);
+}
+
+/** A checkbox as the editor saves it (a boolean), or as a hand-written flow may spell it. */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 'true';
 }

@@ -8,6 +8,8 @@ export const TASK_DEFAULTS = Object.freeze({
   heartbeatTtlSeconds: 10,
   /** `tasks/result` (2025-11-25) looks at the record at most this often while it waits. */
   resultPollMs: 500,
+  /** A task waiting for the client's answers (`tasks/update`) looks at its record this often. */
+  answerPollMs: 200,
   /** How many of a caller's most recent tasks `tasks/list` (2025-11-25) can show. */
   listedPerCaller: 100,
   /** `tasks/list` page size. */

@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { isTerminal, type TaskError, type TaskRecord, type TaskStatus } from './task-record.js';
+import { isTerminal, pendingRequests, type TaskError, type TaskRecord, type TaskStatus } from './task-record.js';
+import type { InputRequest } from '../input/input-requests.js';
+import { isPlainObject } from '../core/is-plain-object.js';
 import type { TaskStore } from './task-store.js';
 import { TASK_DEFAULTS } from './task-defaults.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -37,6 +39,9 @@ export interface StartTask {
 export type StartRefusal = { readonly refused: 'endpoint_full' | 'caller_full'; readonly limit: number };
 
 export type CancelAnswer = 'acknowledged' | 'unknown';
+
+/** How a task's wait for the client's answers ended. */
+export type AnswersOutcome = { readonly answers: Record<string, unknown> } | { readonly ended: 'cancelled' | 'timeout' | 'gone' };
 
 export interface TaskManagerOptions {
   readonly store: TaskStore;
@@ -145,6 +150,62 @@ export class TaskManager {
     if (record.instance === this.instance) this.stopLocally(taskId);
     else await this.options.store.nudge(record.instance, Math.ceil(this.options.limits.ttlMs / 1000));
     return 'acknowledged';
+  }
+
+  /**
+   * The task's flow asks the client (2026-07-28): the record turns `input_required` with the
+   * questions, which `tasks/get` shows until `tasks/update` has answered each of them.
+   */
+  async ask(taskId: string, requests: Readonly<Record<string, InputRequest>>): Promise<void> {
+    await this.options.store.transition(taskId, (current) => ({ ...current, status: 'input_required', inputRequests: requests, inputResponses: {}, lastUpdatedAt: Date.now() }));
+  }
+
+  /**
+   * A client's `tasks/update`: answers to questions the task is waiting for are kept; answers to
+   * anything else (unknown keys, a task that is not waiting) are acknowledged and ignored, as the
+   * tasks extension says. 'unknown' when the caller has no such task.
+   */
+  async answer(taskId: string, owner: string, responses: Record<string, unknown>): Promise<'acknowledged' | 'unknown'> {
+    const record = await this.get(taskId, owner);
+    if (!record) return 'unknown';
+    if (record.status !== 'input_required') return 'acknowledged';
+    await this.options.store.transition(taskId, (current) => {
+      if (current.status !== 'input_required' || !current.inputRequests) return undefined;
+      const kept: Record<string, unknown> = { ...current.inputResponses };
+      let changed = false;
+      for (const [key, value] of Object.entries(responses)) {
+        if (!(key in current.inputRequests) || kept[key] !== undefined || !isPlainObject(value)) continue;
+        kept[key] = value;
+        changed = true;
+      }
+      return changed ? { ...current, inputResponses: kept, lastUpdatedAt: Date.now() } : undefined;
+    });
+    return 'acknowledged';
+  }
+
+  /**
+   * Waits, on the instance that runs the task, until every question has its answer (from whichever
+   * instance took the `tasks/update`), then turns the task `working` again and resolves with them.
+   * Ends early when the task is cancelled or its record is gone, and at `timeoutMs`.
+   */
+  async awaitAnswers(taskId: string, timeoutMs: number): Promise<AnswersOutcome> {
+    const deadline = Date.now() + timeoutMs;
+    const never = new AbortController().signal;
+    for (;;) {
+      const record = await this.options.store.read(taskId).catch(() => undefined);
+      if (!record) return { ended: 'gone' };
+      if (isTerminal(record.status)) return { ended: 'cancelled' };
+      if (record.status === 'input_required' && Object.keys(pendingRequests(record)).length === 0) {
+        const answers = { ...record.inputResponses };
+        await this.options.store.transition(taskId, (current) => {
+          const { inputRequests: _asked, inputResponses: _answered, ...rest } = current;
+          return { ...rest, status: 'working', lastUpdatedAt: Date.now() };
+        });
+        return { answers };
+      }
+      if (Date.now() >= deadline) return { ended: 'timeout' };
+      await sleep(Math.min(TASK_DEFAULTS.answerPollMs, Math.max(1, deadline - Date.now())), never);
+    }
   }
 
   /** The owner's tasks that still exist, newest first (2025-11-25 `tasks/list`). */

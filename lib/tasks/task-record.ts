@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../core/is-plain-object.js';
+import type { InputRequest } from '../input/input-requests.js';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -31,6 +32,10 @@ export interface TaskRecord {
   readonly executionId: string;
   readonly result?: CallToolResult;
   readonly error?: TaskError;
+  /** While `input_required`: what the flow asked, keyed as it asked (2026-07-28 tasks). */
+  readonly inputRequests?: Readonly<Record<string, InputRequest>>;
+  /** The answers `tasks/update` brought so far for those questions. */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -82,6 +87,7 @@ export function modernTask(record: TaskRecord, detailed: boolean): Record<string
     ttlMs: record.ttlMs,
     pollIntervalMs: record.pollIntervalMs,
     ...(detailed && record.status === 'completed' && record.result ? { result: record.result } : {}),
+    ...(record.status === 'input_required' && record.inputRequests ? { inputRequests: pendingRequests(record) } : {}),
     ...(detailed && record.status === 'failed' ? { error: record.error ?? { code: -32603, message: 'The task failed.' } } : {}),
   };
 }
@@ -89,4 +95,11 @@ export function modernTask(record: TaskRecord, detailed: boolean): Record<string
 /** The tasks of 2025-11-25: `ttl` and `pollInterval` in milliseconds; results come from tasks/result. */
 export function legacyTask(record: TaskRecord): Record<string, unknown> {
   return { ...commonFields(record), ttl: record.ttlMs, pollInterval: record.pollIntervalMs };
+}
+
+/** The questions of an `input_required` task that `tasks/update` has not answered yet. */
+export function pendingRequests(record: TaskRecord): Record<string, InputRequest> {
+  const pending: Record<string, InputRequest> = {};
+  for (const [key, request] of Object.entries(record.inputRequests ?? {})) if (record.inputResponses?.[key] === undefined) pending[key] = request;
+  return pending;
 }

@@ -12,7 +12,6 @@
  *      source, src/scenarios/server/*.ts, or in `conformance list --server` plus the scenario's
  *      description), its input schema, and the body of the function node that answers it (`msg` is the
  *      execute message; return the message(s) to send back into the flow server, as in any function node);
- *      for a placeholder, change its body to use the new feature;
  *   2. when the feature is a new node type (resources, prompts), add its nodes in conformanceFlow();
  *   3. run `npm run test:conformance`: the scenario now passes and the runner says
  *      "now passes, update expected.json"; change its entry in test/conformance/expected.json to "pass"
@@ -32,6 +31,7 @@ export interface FixtureTool {
   /** What the flow asks the client (the tool's "Asks the client"), and whether a client must be able to answer. */
   readonly asks?: string;
   readonly asksRequired?: boolean;
+  readonly asksBeforeTask?: boolean;
   /** Body of the function node answering the call. */
   readonly answer: string;
 }
@@ -43,11 +43,6 @@ const WAV_BASE64 = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=
 /** A function body answering with `result` (any value the message contract accepts). */
 function respondWith(result: unknown): string {
   return `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: ${JSON.stringify(result)} };\nreturn msg;`;
-}
-
-/** A tool whose scenario needs a feature the palette does not have yet: it answers, but without the feature. */
-function placeholder(issue: number, feature: string): string {
-  return respondWith(`This flow cannot ${feature} yet (issue ${issue}).`);
 }
 
 /** A form elicitation asking for a name, as several scenarios spell it. */
@@ -188,10 +183,32 @@ return null;`,
   },
   // Its flow never answers: the time limit ends the task as failed, with a JSON-RPC error.
   { name: 'protocol_error_job', taskSupport: 'optional', timeout: 1, answer: 'return null;' },
-  // Placeholders: the scenario fails today for the reason in test/conformance/expected.json.
-  { name: 'confirm_delete', taskSupport: 'optional', answer: placeholder(11, 'ask the user') },
-  { name: 'multi_input', taskSupport: 'optional', answer: placeholder(11, 'ask the user') },
-  { name: 'test_tool_with_task', taskSupport: 'required', answer: placeholder(11, 'ask the user') },
+  // Tasks that ask: the task turns input_required and its flow goes on once tasks/update answered.
+  {
+    name: 'confirm_delete',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+    taskSupport: 'optional',
+    asks: 'elicitation',
+    answer: askUntil(
+      'confirm',
+      `{ elicitation: { message: 'Delete ' + msg.payload.arguments.filename + '?', requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } } }`,
+      'return reply_(answer.content && answer.content.confirm ? "Deleted " + msg.payload.arguments.filename : "Kept " + msg.payload.arguments.filename);',
+    ),
+  },
+  {
+    name: 'multi_input',
+    taskSupport: 'optional',
+    asks: 'elicitation',
+    answer: `const { executionId, inputResponses } = msg.payload;
+if (msg.payload.inputError) return { topic: 'mcp-tool-response', payload: { executionId, error: msg.payload.inputError.message } };
+if (inputResponses && inputResponses.first && inputResponses.second) {
+  return { topic: 'mcp-tool-response', payload: { executionId, result: 'Got ' + inputResponses.first.content.name + ' and ' + inputResponses.second.content.name } };
+}
+const question = (message) => ({ elicitation: { message, requestedSchema: { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } } } });
+return { topic: 'mcp-tool-input', payload: { executionId, requests: { first: question('First name?'), second: question('Second name?') } } };`,
+  },
+  // Asks before it becomes a task: the first round is input_required, the retry with the answer starts the task.
+  { name: 'test_tool_with_task', taskSupport: 'required', asks: 'elicitation', asksBeforeTask: true, answer: askUntil('user_name', NAME_QUESTION, 'return reply_("Hello, " + answer.content.name + "!");') },
   {
     name: 'test_sampling',
     inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
@@ -370,7 +387,7 @@ export function conformanceFlow(port: number): FlowNode[] {
       ...(fixture.taskSupport ? { taskSupport: fixture.taskSupport } : {}),
       ...(fixture.timeout ? { timeout: fixture.timeout } : {}),
     };
-    const asks = fixture.asks ? { asks: fixture.asks, asksRequired: fixture.asksRequired ?? false } : {};
+    const asks = fixture.asks ? { asks: fixture.asks, asksRequired: fixture.asksRequired ?? false, asksBeforeTask: fixture.asksBeforeTask ?? false } : {};
     nodes.push({ ...tool(`tool-${fixture.name}`, options), ...asks, y: 40 + index * 40 });
     nodes.push({ ...answer(answerId(fixture.name), fixture.answer, 'conformance-server'), name: fixture.name, x: 400, y: 40 + index * 40 });
   });
