@@ -30,6 +30,11 @@ describe('RequestStateSealer', () => {
     assert.deepEqual(sealer().open(text, BINDING, NOW + 1), { ok: true, value: ROUND });
   });
 
+  it('carries the answers a partial retry already gave', () => {
+    const value: RoundState = { ...ROUND, answers: { city: { action: 'accept', content: { city: 'Oslo' } } } };
+    assert.deepEqual(sealer().open(sealer().seal(value, BINDING, NOW), BINDING, NOW), { ok: true, value });
+  });
+
   it('leaves state out when the flow gave none', () => {
     const text = sealer().seal({ round: 1, requests: ROUND.requests }, BINDING, NOW);
     const opened = sealer().open(text, BINDING, NOW);
