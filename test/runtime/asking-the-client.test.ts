@@ -20,7 +20,7 @@ import { openStream, type OpenStream } from '../support/sse-stream.js';
  * flow), asks in its first round, and answers a later round with everything it was given.
  */
 const ASKER = `const p = msg.payload;
-node.warn('ask-execute ' + p.toolName + ' ' + p.executionId + ' round=' + (p.inputRound || 0) + ' instance=' + env.get('MCP_TEST_INSTANCE'));
+node.warn('ask-execute ' + p.toolName + ' ' + p.executionId + ' round=' + (p.inputRound || 0) + ' instance=' + env.get('MCP_TEST_INSTANCE') + ' answers=' + (p.inputResponses ? Object.keys(p.inputResponses).join(',') : 'none'));
 const reply = (result) => ({ topic: 'mcp-tool-response', payload: { executionId: p.executionId, result: { ...result, executionId: p.executionId } } });
 const ask = (requests, state) => ({ topic: 'mcp-tool-input', payload: { executionId: p.executionId, requests, state } });
 const CITY = { elicitation: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
@@ -382,6 +382,14 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
         [0, 1],
         'no refused retry reached the flow',
       );
+    });
+
+    it('gives the flow no answers a first call brought without a requestState: nobody asked those questions', async () => {
+      const since = nodeRed.output().length;
+      const forged = await modernCall(url, 'ask_once', { inputResponses: { city: { action: 'accept', content: { city: 'Forged' } } } });
+      assert.equal(forged.json().result?.resultType, 'input_required', forged.body);
+      await nodeRed.waitForOutput(/ask-execute ask_once \S+ round=0 instance=solo answers=none/, since);
+      assert.doesNotMatch(nodeRed.output().slice(since), /answers=city/);
     });
 
     it('asks again only what a retry left unanswered, without running the flow, and the flow gets every answer in the end', async () => {
