@@ -9,6 +9,8 @@ export interface RoundState {
   readonly state?: unknown;
   /** What was asked in the last round, so an answer that leaves some out can be asked again. */
   readonly requests: Readonly<Record<string, InputRequest>>;
+  /** Answers a retry already gave while other questions of the same round are asked again. */
+  readonly answers?: Readonly<Record<string, unknown>>;
 }
 
 /** Whom and what a state is bound to: a state minted for one of these is refused by any other. */
@@ -53,7 +55,15 @@ export class RequestStateSealer {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(additionalData(binding));
-    const plain = Buffer.from(JSON.stringify({ x: now + this.ttlMs, r: value.round, q: value.requests, ...(value.state !== undefined ? { s: value.state } : {}) }));
+    const plain = Buffer.from(
+      JSON.stringify({
+        x: now + this.ttlMs,
+        r: value.round,
+        q: value.requests,
+        ...(value.state !== undefined ? { s: value.state } : {}),
+        ...(value.answers !== undefined ? { a: value.answers } : {}),
+      }),
+    );
     const sealed = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return `${VERSION}.${sealed.toString('base64url')}`;
   }
@@ -73,9 +83,9 @@ export class RequestStateSealer {
       // GCM cannot tell a changed state from one bound elsewhere: both fail the same tag check.
       return { ok: false, reason: 'forged' };
     }
-    const parsed = JSON.parse(plain.toString('utf8')) as { x: number; r: number; q: RoundState['requests']; s?: unknown };
+    const parsed = JSON.parse(plain.toString('utf8')) as { x: number; r: number; q: RoundState['requests']; s?: unknown; a?: RoundState['answers'] };
     if (!(parsed.x > now)) return { ok: false, reason: 'expired' };
-    return { ok: true, value: { round: parsed.r, requests: parsed.q, ...('s' in parsed ? { state: parsed.s } : {}) } };
+    return { ok: true, value: { round: parsed.r, requests: parsed.q, ...('s' in parsed ? { state: parsed.s } : {}), ...(parsed.a !== undefined ? { answers: parsed.a } : {}) } };
   }
 }
 

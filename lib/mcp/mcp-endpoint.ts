@@ -797,7 +797,7 @@ export class McpEndpoint {
       if (tool.asksRequired) this.refuseIncapableClient(tool, tool.asks, handlerCtx, finish);
       const resumption = resumptionOf(handlerCtx, this.requestStates, binding);
       if ('reask' in resumption) {
-        const result = inputRequiredResult(resumption.reask, resumption.round, this.requestStates, binding) as unknown as CallToolResult;
+        const result = inputRequiredResult(resumption.reask, resumption.round, this.requestStates, binding, resumption.answered) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: resumption.round })!;
       }
       resumed = resumption.input;

@@ -5,7 +5,7 @@ import type { RequestStateSealer, StateBinding } from '../input/request-state.js
 import { isPlainObject } from './json-schema.js';
 
 /** How a 2026-07-28 retry begins: the flow's next round, or the same questions asked again. */
-export type Resumption = { readonly input?: RoundInput } | { readonly reask: InputAsk; readonly round: number };
+export type Resumption = { readonly input?: RoundInput } | { readonly reask: InputAsk; readonly round: number; readonly answered: Record<string, unknown> };
 
 /**
  * Reads a 2026-07-28 retry (`inputResponses`, `requestState`) of a multi round-trip call. A state is
@@ -18,23 +18,27 @@ export function resumptionOf(handlerCtx: ServerContext, sealer: RequestStateSeal
   const request = handlerCtx.mcpReq as ServerContext['mcpReq'] & { inputResponses?: Record<string, unknown> };
   const sealed: unknown = request.requestState?.();
   const responses = request.inputResponses;
-  if (sealed === undefined) return responses === undefined ? {} : { input: { round: 0, inputResponses: responses } };
+  // Without a state nobody asked anything: answers a client sends anyway must not reach a flow that
+  // may act on them (a forged "accept" of a confirmation), so the call starts as a first call.
+  if (sealed === undefined) return {};
   const opened = typeof sealed === 'string' ? sealer.open(sealed, binding) : ({ ok: false } as const);
   if (!opened.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState: call again without it to start over.', { reason: 'invalid_request_state' });
-  const { round, state, requests } = opened.value;
-  const answered: Record<string, unknown> = {};
+  const { round, state, requests, answers } = opened.value;
+  // A retry answers only what it was asked last; what an earlier retry of this round answered travels in the state.
+  const answered: Record<string, unknown> = { ...answers };
   const missing: Record<string, InputRequest> = {};
   for (const [key, question] of Object.entries(requests)) {
     if (responses !== undefined && isPlainObject(responses[key])) answered[key] = responses[key];
     else missing[key] = question;
   }
-  if (Object.keys(missing).length > 0) return { reask: { requests: missing, ...(state !== undefined ? { state } : {}) }, round };
+  if (Object.keys(missing).length > 0) return { reask: { requests: missing, ...(state !== undefined ? { state } : {}) }, round, answered };
   return { input: { round, inputResponses: answered, ...(state !== undefined ? { state } : {}) } };
 }
 
 /** The 2026-07-28 answer of a call whose flow asked: the questions and the sealed state to send back. */
-export function inputRequiredResult(ask: InputAsk, round: number, sealer: RequestStateSealer, binding: StateBinding): Record<string, unknown> {
-  const requestState = sealer.seal({ round, requests: ask.requests, ...(ask.state !== undefined ? { state: ask.state } : {}) }, binding);
+export function inputRequiredResult(ask: InputAsk, round: number, sealer: RequestStateSealer, binding: StateBinding, answered?: Record<string, unknown>): Record<string, unknown> {
+  const kept = answered !== undefined && Object.keys(answered).length > 0 ? { answers: answered } : {};
+  const requestState = sealer.seal({ round, requests: ask.requests, ...(ask.state !== undefined ? { state: ask.state } : {}), ...kept }, binding);
   return { resultType: 'input_required', inputRequests: ask.requests, requestState };
 }
 
