@@ -29,8 +29,8 @@ export interface RoundInput {
 /** How a pending call ended. Only `answered` came from the flow. */
 export type ExecutionOutcome =
   | { readonly kind: 'answered'; readonly result?: unknown; readonly error?: unknown }
-  /** The flow asked the client for something (`mcp-tool-input`) instead of answering. */
-  | { readonly kind: 'input'; readonly ask: InputAsk }
+  /** The flow asked the client for something (`mcp-tool-input`) instead of answering, in the round `executionId`. */
+  | { readonly kind: 'input'; readonly ask: InputAsk; readonly executionId: string }
   /** `total` is set when the call hit its maximum total duration rather than its time limit. */
   | { readonly kind: 'timeout'; readonly timeoutMs: number; readonly total?: true }
   | { readonly kind: 'stopped'; readonly reason: string }
@@ -184,7 +184,7 @@ export class ExecutionBroker<C, S = never> {
 
   /** The flow asks the client instead of answering: this round ends here, and is not abandoned. */
   ask(executionId: string, ask: InputAsk): SettleResult {
-    return this.finish(executionId, { kind: 'input', ask }) ? 'settled' : 'unknown';
+    return this.finish(executionId, { kind: 'input', ask, executionId }) ? 'settled' : 'unknown';
   }
 
   /**

@@ -7,8 +7,12 @@ export type AskDecision = { readonly next: RoundInput } | { readonly handOver: I
 export interface RoundsOptions {
   /** Runs one more round of the flow (a new `mcp-tool-execute`) and resolves with how it ended. */
   readonly begin: (input: RoundInput) => Promise<ExecutionOutcome>;
-  /** What the call does with an ask every check let through (send it on the stream, or hand it over). */
-  readonly deliver: (ask: InputAsk, round: number) => Promise<AskDecision>;
+  /**
+   * What the call does with an ask every check let through (send it on the stream, or hand it over).
+   * `executionId` is the round that asked: a call that ends before its answers come tells the flow so
+   * with `mcp-tool-cancel` for it.
+   */
+  readonly deliver: (ask: InputAsk, round: number, executionId: string) => Promise<AskDecision>;
   /** The kinds the tool declares it asks for: anything else is refused to the flow. */
   readonly declared: ReadonlySet<InputKind>;
   /** Whether the client can take a kind; undefined when the era does not say (2025: no session). */
@@ -24,9 +28,9 @@ export type RoundsEnd = Exclude<ExecutionOutcome, { kind: 'input' }> | { readonl
 
 /**
  * Carries on a call whose flow asked (`mcp-tool-input`) instead of answering: each ask is checked —
- * declared by the tool, supported by the client, within the round limit — and either delivered or
- * refused to the flow as a new round carrying `inputError`, so a flow never waits on a question that
- * was never sent. Resolves with the flow's answer, how the call ended, or an ask to hand to the
+ * declared by the tool, supported by the client — and either delivered or refused to the flow as a
+ * new round carrying `inputError`, so a flow never waits on a question that was never sent. A call
+ * whose flow asks more than `maxRounds` times (refused asks count) ends with an error. Resolves with the flow's answer, how the call ended, or an ask to hand to the
  * client. Only calls that asked come here: a plain call's first outcome is used as it is.
  */
 export async function continueRounds(options: RoundsOptions, asked: Extract<ExecutionOutcome, { kind: 'input' }>, previous: RoundInput | undefined): Promise<RoundsEnd> {
@@ -35,11 +39,15 @@ export async function continueRounds(options: RoundsOptions, asked: Extract<Exec
   for (;;) {
     if (outcome.kind !== 'input') return outcome;
     const round = (input?.round ?? 0) + 1;
-    const refusal = refusalOf(options, outcome.ask, round);
+    // A flow that keeps asking (even after being told it cannot) would otherwise run round after round.
+    if (round > options.maxRounds) {
+      return { kind: 'answered', error: `${options.what} asked the client more than ${options.maxRounds} times in one call; it must answer with mcp-tool-response.` };
+    }
+    const refusal = refusalOf(options, outcome.ask);
     if (refusal) {
       input = { round, inputError: refusal, ...(outcome.ask.state !== undefined ? { state: outcome.ask.state } : {}) };
     } else {
-      const decision = await options.deliver(outcome.ask, round);
+      const decision = await options.deliver(outcome.ask, round, outcome.executionId);
       if ('ended' in decision) return decision.ended as RoundsEnd;
       if ('handOver' in decision) return { kind: 'handOver', ask: decision.handOver, round };
       input = decision.next;
@@ -48,11 +56,8 @@ export async function continueRounds(options: RoundsOptions, asked: Extract<Exec
   }
 }
 
-function refusalOf(options: RoundsOptions, ask: InputAsk, round: number): InputRefusal | undefined {
+function refusalOf(options: RoundsOptions, ask: InputAsk): InputRefusal | undefined {
   const keys = Object.keys(ask.requests);
-  if (round > options.maxRounds) {
-    return { code: -32603, message: `${options.what} asked the client ${options.maxRounds} times already; answer the call with mcp-tool-response.`, keys };
-  }
   if (options.cannotAsk) return { code: -32603, message: options.cannotAsk, keys };
   const undeclared = disallowed(ask, (kind) => options.declared.has(kind));
   if (undeclared.keys.length > 0) {

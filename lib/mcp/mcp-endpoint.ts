@@ -653,10 +653,11 @@ export class McpEndpoint {
             outcome = (await continueRounds(
               {
                 begin,
-                deliver: async (ask, round) => {
+                deliver: async (ask, round, askingRound) => {
                   await tasks.ask(taskId, ask.requests);
                   const answered = await tasks.awaitAnswers(taskId, Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0));
                   if ('answers' in answered) return { next: { round, inputResponses: answered.answers, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
+                  this.options.onAbandoned?.(askingRound, answered.ended === 'timeout' ? 'timeout' : 'cancelled', { ...context, taskId });
                   if (answered.ended === 'timeout') return { ended: { kind: 'timeout', timeoutMs: Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0) } };
                   return { ended: { kind: 'cancelled', byClient: true } };
                 },
@@ -840,7 +841,7 @@ export class McpEndpoint {
     let inputRounds = resumed?.round;
     if (outcome.kind === 'input') {
       // Only a flow that asked gets here: the loop, its checks and its closures cost plain calls nothing.
-      const deliver = era === 'modern' ? async (ask: InputAsk): Promise<AskDecision> => ({ handOver: ask }) : this.askOnStream(tool, exchange, handlerCtx, hub);
+      const deliver = era === 'modern' ? async (ask: InputAsk): Promise<AskDecision> => ({ handOver: ask }) : this.askOnStream(tool, context, exchange, handlerCtx, hub);
       const ended = await continueRounds(
         {
           begin,
@@ -871,13 +872,15 @@ export class McpEndpoint {
    * the client, and the next round starts when every answer is in (from this instance or another).
    * A call whose answers never come ends at the tool's time limit, like one whose flow never answers.
    */
-  private askOnStream(tool: ToolDefinition, exchange: Exchange | undefined, handlerCtx: ServerContext, hub: LegacyExchangeHub | undefined) {
+  private askOnStream(tool: ToolDefinition, context: ExecutionContext, exchange: Exchange | undefined, handlerCtx: ServerContext, hub: LegacyExchangeHub | undefined) {
     const hubId = handlerCtx.mcpReq.id;
     const signal = exchange?.disconnected ?? handlerCtx.mcpReq.signal;
-    return async (ask: InputAsk, round: number): Promise<AskDecision> => {
+    return async (ask: InputAsk, round: number, executionId: string): Promise<AskDecision> => {
       if (!hub) return { ended: { kind: 'stopped', reason: 'the endpoint has no stream to ask on' } };
       const asked = await this.relay.ask(ask.requests, callerKey(exchange?.caller ?? {}), (message) => hub.sendRequest(hubId, message as JSONRPCMessage), signal, tool.timeoutMs);
       if ('ended' in asked) {
+        // The flow finished its round by asking; it still learns that the call it may be holding on to ended.
+        this.options.onAbandoned?.(executionId, asked.ended === 'cancelled' ? 'disconnected' : asked.ended, context);
         switch (asked.ended) {
           case 'timeout':
             return { ended: { kind: 'timeout', timeoutMs: tool.timeoutMs } };

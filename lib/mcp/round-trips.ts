@@ -11,8 +11,10 @@ export type Resumption = { readonly input?: RoundInput } | { readonly reask: Inp
  * Reads a 2026-07-28 retry (`inputResponses`, `requestState`) of a multi round-trip call. A state is
  * opened and checked against its binding; a broken, foreign or expired one is refused with the
  * error the specification names (-32602). When the state says what was asked and some answers are
- * missing, the missing questions are asked again without disturbing the flow. Answers to questions
- * nobody asked are left out. A plain first call costs two property reads.
+ * missing, the missing questions are asked again without disturbing the flow, and answers to
+ * anything it did not ask are left out. Answers sent without a state (SEP-2322 lets a client answer
+ * up front) reach the flow as round 0: no question went out, and the client, who answers every
+ * question anyway, gains nothing by it. A plain first call costs two property reads.
  */
 export function resumptionOf(handlerCtx: ServerContext, sealer: RequestStateSealer, binding: StateBinding): Resumption {
   const request = handlerCtx.mcpReq as ServerContext['mcpReq'] & { inputResponses?: Record<string, unknown> };

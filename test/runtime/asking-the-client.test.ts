@@ -384,12 +384,13 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
       );
     });
 
-    it('gives the flow no answers a first call brought without a requestState: nobody asked those questions', async () => {
+    it('hands answers a first call brought without a requestState to the flow as round 0, so it can tell nobody asked them', async () => {
+      // SEP-2322 lets a client answer up front (the conformance suite's ignore-extra-params does); the
+      // client is who answers anyway, so this grants it nothing, and inputRound 0 says no question went out.
       const since = nodeRed.output().length;
-      const forged = await modernCall(url, 'ask_once', { inputResponses: { city: { action: 'accept', content: { city: 'Forged' } } } });
-      assert.equal(forged.json().result?.resultType, 'input_required', forged.body);
-      await nodeRed.waitForOutput(/ask-execute ask_once \S+ round=0 instance=solo answers=none/, since);
-      assert.doesNotMatch(nodeRed.output().slice(since), /answers=city/);
+      const upFront = await modernCall(url, 'ask_once', { inputResponses: { city: { action: 'accept', content: { city: 'Up front' } } } });
+      assert.equal(upFront.json().result?.resultType, 'input_required', upFront.body);
+      await nodeRed.waitForOutput(/ask-execute ask_once \S+ round=0 instance=solo answers=city/, since);
     });
 
     it('asks again only what a retry left unanswered, without running the flow, and the flow gets every answer in the end', async () => {
@@ -450,7 +451,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
       }
     });
 
-    it('ends a call whose answer never comes at the tool time limit', async () => {
+    it('ends a call whose answer never comes at the tool time limit, and tells the flow (mcp-tool-cancel for the round that asked)', async () => {
       const since = nodeRed.output().length;
       let release!: () => void;
       const never = new Promise<void>((resolve) => (release = resolve));
@@ -465,7 +466,9 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
         assert.equal(heard.elicit.length, 1);
         assert.equal(result.isError, true, JSON.stringify(result));
         assert.match((result.content as Array<{ text: string }>)[0]!.text, /did not answer within 2 s \(its time limit\)/);
-        assert.equal((await executions('ask_slow', since, { round: 0 })).length, 1);
+        const [asking] = await executions('ask_slow', since, { round: 0 });
+        assert.ok(asking);
+        await nodeRed.waitForOutput(`ask-cancel ${asking.executionId} reason=timeout`, since);
       } finally {
         release();
         await client.close();

@@ -9,7 +9,7 @@ const SAMPLE = { method: 'sampling/createMessage', params: { messages: [{ role: 
 const ROOTS = { method: 'roots/list', params: {} } as const;
 
 function asked(ask: InputAsk): Extract<ExecutionOutcome, { kind: 'input' }> {
-  return { kind: 'input', ask };
+  return { kind: 'input', ask, executionId: 'asking-round' };
 }
 
 /**
@@ -120,25 +120,32 @@ describe('continueRounds', () => {
     }
   });
 
-  it('stops delivering past the round limit and tells the flow to answer', async () => {
-    const { options, begun, delivered } = scripted({ maxRounds: 8 }, [ANSWERED]);
-    await continueRounds(options, asked({ requests: { city: ELICIT }, state: 'kept' }), { round: 8 });
+  it('ends the call with an error when the flow asks past the round limit, without running it again', async () => {
+    const { options, begun, delivered } = scripted({ maxRounds: 8 }, []);
+    const ended = await continueRounds(options, asked({ requests: { city: ELICIT }, state: 'kept' }), { round: 8 });
     assert.equal(delivered.length, 0);
-    assert.equal(begun[0]!.round, 9);
-    assert.equal(begun[0]!.state, 'kept');
-    assert.equal(begun[0]!.inputError?.code, -32603);
-    assert.match(begun[0]!.inputError!.message, /asked the client 8 times already; answer the call with mcp-tool-response/);
+    assert.equal(begun.length, 0);
+    assert.equal(ended.kind, 'answered');
+    assert.match(String((ended as { error?: unknown }).error), /asked the client more than 8 times in one call; it must answer with mcp-tool-response/);
   });
 
-  it('lets the eighth round through and refuses the ninth of one call', async () => {
+  it('lets the eighth round through and ends the call at the ninth ask', async () => {
     const rounds = Array.from({ length: 8 }, () => (_ask: InputAsk, round: number): AskDecision => ({ next: { round, inputResponses: {} } }));
-    const flow: ExecutionOutcome[] = [...Array.from({ length: 8 }, () => asked({ requests: { city: ELICIT } })), ANSWERED];
+    const flow: ExecutionOutcome[] = Array.from({ length: 8 }, () => asked({ requests: { city: ELICIT } }));
     const { options, begun, delivered } = scripted({ maxRounds: 8 }, flow, rounds);
-    assert.deepEqual(await continueRounds(options, asked({ requests: { city: ELICIT } }), undefined), ANSWERED);
+    const ended = await continueRounds(options, asked({ requests: { city: ELICIT } }), undefined);
     assert.equal(delivered.length, 8);
-    assert.deepEqual(
-      begun.map((input) => input.inputError?.code ?? 'answers'),
-      [...Array.from({ length: 8 }, () => 'answers'), -32603],
-    );
+    assert.equal(begun.length, 8);
+    assert.equal(ended.kind, 'answered');
+  });
+
+  it('counts refused asks as rounds, so a flow that keeps asking what it may not ends too', async () => {
+    const flow: ExecutionOutcome[] = Array.from({ length: 8 }, () => asked({ requests: { sample: SAMPLE } }));
+    const { options, begun, delivered } = scripted({ maxRounds: 8, declared: new Set<InputKind>(['elicitation']) }, flow);
+    const ended = await continueRounds(options, asked({ requests: { sample: SAMPLE } }), undefined);
+    assert.equal(delivered.length, 0);
+    assert.equal(begun.length, 8);
+    assert.ok(begun.every((input) => input.inputError !== undefined));
+    assert.equal(ended.kind, 'answered');
   });
 });
