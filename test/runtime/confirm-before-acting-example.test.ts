@@ -42,11 +42,47 @@ describe(`the confirm-before-acting example flow on ${nodeRedPackage}`, () => {
 
   before(async () => {
     const port = await freePort();
-    nodeRed = await startNodeRed(exampleFlow(port, 'confirm-before-acting.json'));
+    // Beside the example, a metrics node whose downstream logs each call's status and rounds.
+    const example = exampleFlow(port, 'confirm-before-acting.json');
+    const tab = example.find((node) => node.type === 'tab')!.id as string;
+    const runtime = example.find((node) => node.type === 'mcp-runtime')!.id as string;
+    nodeRed = await startNodeRed([
+      ...example,
+      { id: 'garage-metrics', type: 'mcp-server-metrics', z: tab, name: '', runtime, x: 160, y: 320, wires: [['garage-telemetry']] },
+      {
+        id: 'garage-telemetry', type: 'function', z: tab, name: '', outputs: 1, noerr: 0, x: 400, y: 320, wires: [[]],
+        func: "node.warn(`telemetry: ${msg.payload.tool} ${msg.payload.client} ${msg.payload.status} rounds=${msg.payload.inputRounds}`);\nreturn null;",
+      },
+    ]);
     url = `http://127.0.0.1:${port}/garage`;
     await waitForEndpoint(url);
   });
   after(() => nodeRed?.stop());
+
+  // First, while no other call's telemetry can still be on its way to the log.
+  it('telemetry counts the rounds: a 2026-07-28 call is answered with its questions, then finished by the retry', async () => {
+    const since = nodeRed.output().length;
+    const { client } = await userClient(url, 'modern', { action: 'accept', content: { when: 'now', confirm: true } });
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'open_garage_door', arguments: {} })), 'Door opening');
+    } finally {
+      await client.close();
+    }
+    const seen = await nodeRed.waitForMatches(/telemetry: open_garage_door \S+ (\w+) rounds=(\d+)/, 2, since);
+    assert.deepEqual(seen.map((match) => `${match[1]} ${match[2]}`), ['input_required 1', 'success 1']);
+  });
+
+  it('telemetry counts the rounds: a 2025-11-25 call asks on its stream and is one call', async () => {
+    const since = nodeRed.output().length;
+    const { client } = await userClient(url, 'legacy', { action: 'decline' });
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'open_garage_door', arguments: {} })), 'Left closed');
+    } finally {
+      await client.close();
+    }
+    const [seen] = await nodeRed.waitForMatches(/telemetry: open_garage_door \S+ (\w+) rounds=(\d+)/, 1, since);
+    assert.deepEqual([seen![1], seen![2]], ['success', '1']);
+  });
 
   const cases: Array<{ name: string; reply: Reply; answer: string }> = [
     { name: 'accept with the box ticked opens the door', reply: { action: 'accept', content: { when: 'now', confirm: true } }, answer: 'Door opening' },
