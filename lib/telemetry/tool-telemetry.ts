@@ -19,6 +19,12 @@ export interface ToolTelemetry {
   readonly responseBytes: number;
   readonly scannedNodes: number;
   readonly cached: boolean;
+  /**
+   * How many rounds of questions the flow asked the client (`mcp-tool-input`); 0 when it asked none,
+   * so a metric store gets a number on every call. A 2026-07-28 call answered with its questions
+   * (status `input_required`) counts the rounds so far.
+   */
+  readonly inputRounds: number;
 }
 
 export function toolTelemetry(call: CallFinished): ToolTelemetry {
@@ -34,5 +40,6 @@ export function toolTelemetry(call: CallFinished): ToolTelemetry {
     responseBytes: call.responseBytes,
     scannedNodes: call.scannedNodes ?? 0,
     cached: call.cached ?? false,
+    inputRounds: call.inputRounds ?? 0,
   };
 }

@@ -364,6 +364,60 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(restored, { toolName: 'greet', valid: true, dirty: false });
   });
 
+  it('stores "Asks the client" as one comma-separated field, and offers "Only clients that can answer" only when something is ticked', { skip }, async () => {
+    const p = page();
+    const required = p.locator('#node-input-asksRequired');
+    const box = (kind: string) => p.locator(`#mcp-tool-registry-asks-${kind}`);
+    const saved = () => p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { asks: node.asks, asksRequired: node.asksRequired, valid: node.valid };
+    }, GREET);
+
+    await openNodeDialog(p, GREET, '#node-input-toolName');
+    // The code editors settle (their first check) before the dialog closes, as a person's would.
+    await p.locator('#mcp-tool-registry-inputSchema-status .mcp-schema-valid').waitFor({ state: 'visible', ...WAIT });
+    // A tool saved before the field existed asks nothing, so there is nothing to require.
+    assert.deepEqual([await box('elicitation').isChecked(), await box('sampling').isChecked(), await box('roots').isChecked()], [false, false, false]);
+    assert.equal(await required.isDisabled(), true);
+    await box('roots').check();
+    await box('elicitation').check();
+    assert.equal(await required.isDisabled(), false);
+    await required.check();
+    await p.locator('#node-dialog-ok').click(WAIT);
+    await p.locator('#node-input-toolName').waitFor({ state: 'detached', ...WAIT });
+    assert.deepEqual(await saved(), { asks: 'elicitation,roots', asksRequired: true, valid: true });
+
+    // Reopened, it shows what was saved; unticking everything also clears the requirement.
+    await openNodeDialog(p, GREET, '#node-input-toolName');
+    // The code editors settle (their first check) before the dialog closes, as a person's would.
+    await p.locator('#mcp-tool-registry-inputSchema-status .mcp-schema-valid').waitFor({ state: 'visible', ...WAIT });
+    assert.deepEqual([await box('elicitation').isChecked(), await box('sampling').isChecked(), await box('roots').isChecked(), await required.isChecked()], [true, false, true, true]);
+    await box('elicitation').uncheck();
+    await box('roots').uncheck();
+    assert.deepEqual([await required.isDisabled(), await required.isChecked()], [true, false]);
+    await p.locator('#node-dialog-ok').click(WAIT);
+    await p.locator('#node-input-toolName').waitFor({ state: 'detached', ...WAIT });
+    assert.deepEqual(await saved(), { asks: '', asksRequired: false, valid: true });
+
+    // A value the editor does not know (hand-edited flow JSON) is refused, in the catalog's words.
+    const verdicts = await p.evaluate(() => {
+      const validate = RED.nodes.getType('mcp-tool-registry').defaults.asks.validate;
+      return ['', 'sampling', 'elicitation, roots', 'elicitation,telepathy'].map((value) => validate(value));
+    });
+    assert.deepEqual(verdicts, [true, true, true, toolText.errors.invalidAsks]);
+
+    await p.evaluate(() => {
+      RED.history.pop();
+      RED.history.pop();
+    });
+    const restored = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { asks: node.asks, asksRequired: node.asksRequired, valid: node.valid, dirty: RED.nodes.dirty() };
+    }, GREET);
+    // Undo brings back the node as the example has it: saved before the fields existed.
+    assert.deepEqual(restored, { asks: undefined, asksRequired: undefined, valid: true, dirty: false });
+  });
+
   it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {
     const p = page();
     assert.deepEqual(DIALOGS.map((dialog) => dialog.type).sort(), Object.keys(paletteLabels).sort(), 'one dialog per palette node type');

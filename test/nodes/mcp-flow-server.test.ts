@@ -208,7 +208,7 @@ describe('mcp-flow-server', () => {
 
     server.receive({ topic: 'bogus' });
     const [error] = await waitFor(() => messagesOf(server, 'error').length > 0 && messagesOf(server, 'error'), 'node.error');
-    assert.equal(error, 'Unknown command topic "bogus": expected mcp-tool-response, mcp-tool-progress, mcp-tool-log, mcp-resource-response, mcp-prompt-response, mcp-resource-updated, start, stop or restart');
+    assert.equal(error, 'Unknown command topic "bogus": expected mcp-tool-response, mcp-tool-progress, mcp-tool-log, mcp-tool-input, mcp-resource-response, mcp-prompt-response, mcp-completion-response, mcp-resource-updated, start, stop or restart');
     const [catchMsg] = await waitFor(() => caught.length > 0 && caught, 'the Catch node');
     assert.match(String((catchMsg as unknown as { error: { message: string } }).error.message), /Unknown command topic "bogus"/);
     assert.equal(lastStatus(server)?.fill, 'green', 'a bad message does not stop the endpoint');

@@ -80,6 +80,13 @@ describe('mcp-tool-registry', () => {
     });
   });
 
+  it('refuses an "Asks the client" naming something a flow cannot ask for, in the catalog words', async () => {
+    await helper.load(nodes, flowOf(toolDef('tool', 'asker', { asks: 'elicitation,telepathy' })));
+    const text = '"Asks the client" may name only elicitation, sampling and roots';
+    assert.deepEqual(lastStatus(helper.getNode('tool')), { fill: 'red', shape: 'ring', text });
+    assert.deepEqual(messagesOf(helper.getNode('tool'), 'error'), [text]);
+  });
+
   it('refuses a second tool of the same name on the same path, and the endpoint serves the first', async () => {
     const port = await freePort();
     await helper.load(nodes, flowOf(

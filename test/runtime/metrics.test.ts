@@ -124,7 +124,7 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     assert.deepEqual(events.filter((e) => e.mode === 'unknown').map((e) => e.status).sort(), ['unauthenticated', 'unknown_tool']);
     assert.ok(events.filter((e) => e.tool !== 'unknown').every((e) => e.mode === 'flow'));
     for (const event of events) {
-      assert.deepEqual(Object.keys(event).sort(), ['cached', 'client', 'durationMs', 'endpoint', 'kind', 'mode', 'responseBytes', 'scannedNodes', 'status', 'tool', 'user']);
+      assert.deepEqual(Object.keys(event).sort(), ['cached', 'client', 'durationMs', 'endpoint', 'inputRounds', 'kind', 'mode', 'responseBytes', 'scannedNodes', 'status', 'tool', 'user']);
       assert.equal(event.kind, 'tool');
       assert.equal(typeof event.durationMs, 'number');
       assert.ok(event.durationMs >= 0 && event.durationMs < 60_000, `duration ${event.durationMs}`);
@@ -132,6 +132,7 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
       assert.equal(event.user, 'unknown');
       assert.equal(event.scannedNodes, 0);
       assert.equal(event.cached, false);
+      assert.equal(event.inputRounds, 0, 'none of these flows asks the client');
     }
     const never = byStatus('timeout')[0];
     assert.ok(never.durationMs >= 1000, 'a timed-out call lasts at least its limit');

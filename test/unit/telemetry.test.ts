@@ -24,7 +24,13 @@ describe('toolTelemetry', () => {
       responseBytes: 10,
       scannedNodes: 0,
       cached: false,
+      inputRounds: 0,
     });
+  });
+
+  it('counts the rounds of questions a flow asked', () => {
+    const asked = toolTelemetry({ endpoint: '/mcp', tool: 'open_garage_door', mode: 'flow', outcome: 'input_required', caller: {}, durationMs: 1, responseBytes: 10, inputRounds: 2 });
+    assert.deepEqual([asked.status, asked.inputRounds], ['input_required', 2]);
   });
 
   it('names the user by e-mail, else subject, and keeps get_flow facts', () => {
