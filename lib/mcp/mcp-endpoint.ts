@@ -815,7 +815,10 @@ export class McpEndpoint {
     }
     const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
     const clientCapabilities = tool.asks ? declaredClientCapabilities(handlerCtx) : undefined;
+    // The last round that ran: telemetry counts the rounds of a call whose flow asked.
+    let inputRounds: number | undefined;
     const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
+      if (input !== undefined) inputRounds = input.round;
       try {
         return await this.broker.begin({
           toolName: name,
@@ -838,7 +841,6 @@ export class McpEndpoint {
       }
     };
     let outcome = await begin(resumed);
-    let inputRounds = resumed?.round;
     if (outcome.kind === 'input') {
       // Only a flow that asked gets here: the loop, its checks and its closures cost plain calls nothing.
       const deliver = era === 'modern' ? async (ask: InputAsk): Promise<AskDecision> => ({ handOver: ask }) : this.askOnStream(tool, context, exchange, handlerCtx, hub);
@@ -860,6 +862,7 @@ export class McpEndpoint {
         return finish(tool, 'input_required', result, { inputRounds: ended.round })!;
       }
       outcome = ended;
+      // A call that ended while its question was out still asked once.
       inputRounds = Math.max(inputRounds ?? 0, 1);
     }
     const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);

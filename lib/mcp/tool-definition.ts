@@ -260,7 +260,7 @@ export function parseAsks(value: unknown): ReadonlySet<InputKind> {
   const names = (Array.isArray(value) ? value : String(value).split(',')).map((name) => String(name).trim()).filter((name) => name !== '');
   const unknown = names.find((name) => !(INPUT_KINDS as readonly string[]).includes(name));
   if (unknown !== undefined) {
-    throw new McpPaletteError('invalid_asks', `"Asks the client" names ${JSON.stringify(unknown.slice(0, 40))}; use elicitation, sampling or roots`);
+    throw new McpPaletteError('invalid_asks', `"Asks the client" names ${JSON.stringify(unknown.slice(0, 40))}; use elicitation, sampling or roots`, { name: unknown.slice(0, 40) });
   }
   return new Set(names as InputKind[]);
 }

@@ -364,13 +364,14 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(restored, { toolName: 'greet', valid: true, dirty: false });
   });
 
-  it('stores "Asks the client" as one comma-separated field, and offers "Only clients that can answer" only when something is ticked', { skip }, async () => {
+  it('stores "Asks the client" as one comma-separated field, and offers "Only clients that can answer" only when something is ticked and "Ask before it becomes a task" only for a task', { skip }, async () => {
     const p = page();
     const required = p.locator('#node-input-asksRequired');
+    const before = p.locator('#node-input-asksBeforeTask');
     const box = (kind: string) => p.locator(`#mcp-tool-registry-asks-${kind}`);
     const saved = () => p.evaluate((id) => {
       const node = RED.nodes.node(id);
-      return { asks: node.asks, asksRequired: node.asksRequired, valid: node.valid };
+      return { asks: node.asks, asksRequired: node.asksRequired, asksBeforeTask: node.asksBeforeTask, valid: node.valid };
     }, GREET);
 
     await openNodeDialog(p, GREET, '#node-input-toolName');
@@ -383,9 +384,14 @@ describe('Node-RED editor with the example flow', () => {
     await box('elicitation').check();
     assert.equal(await required.isDisabled(), false);
     await required.check();
+    // Asking before the task starts needs a task as well as a question.
+    assert.equal(await before.isDisabled(), true);
+    await p.locator('#node-input-taskSupport').selectOption('optional');
+    assert.equal(await before.isDisabled(), false);
+    await before.check();
     await p.locator('#node-dialog-ok').click(WAIT);
     await p.locator('#node-input-toolName').waitFor({ state: 'detached', ...WAIT });
-    assert.deepEqual(await saved(), { asks: 'elicitation,roots', asksRequired: true, valid: true });
+    assert.deepEqual(await saved(), { asks: 'elicitation,roots', asksRequired: true, asksBeforeTask: true, valid: true });
 
     // Reopened, it shows what was saved; unticking everything also clears the requirement.
     await openNodeDialog(p, GREET, '#node-input-toolName');
@@ -394,17 +400,17 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual([await box('elicitation').isChecked(), await box('sampling').isChecked(), await box('roots').isChecked(), await required.isChecked()], [true, false, true, true]);
     await box('elicitation').uncheck();
     await box('roots').uncheck();
-    assert.deepEqual([await required.isDisabled(), await required.isChecked()], [true, false]);
+    assert.deepEqual([await required.isDisabled(), await required.isChecked(), await before.isDisabled(), await before.isChecked()], [true, false, true, false]);
     await p.locator('#node-dialog-ok').click(WAIT);
     await p.locator('#node-input-toolName').waitFor({ state: 'detached', ...WAIT });
-    assert.deepEqual(await saved(), { asks: '', asksRequired: false, valid: true });
+    assert.deepEqual(await saved(), { asks: '', asksRequired: false, asksBeforeTask: false, valid: true });
 
     // A value the editor does not know (hand-edited flow JSON) is refused, in the catalog's words.
     const verdicts = await p.evaluate(() => {
       const validate = RED.nodes.getType('mcp-tool-registry').defaults.asks.validate;
       return ['', 'sampling', 'elicitation, roots', 'elicitation,telepathy'].map((value) => validate(value));
     });
-    assert.deepEqual(verdicts, [true, true, true, toolText.errors.invalidAsks]);
+    assert.deepEqual(verdicts, [true, true, true, toolText.errors.invalidAsks.replace('__name__', 'telepathy')]);
 
     await p.evaluate(() => {
       RED.history.pop();
@@ -412,10 +418,10 @@ describe('Node-RED editor with the example flow', () => {
     });
     const restored = await p.evaluate((id) => {
       const node = RED.nodes.node(id);
-      return { asks: node.asks, asksRequired: node.asksRequired, valid: node.valid, dirty: RED.nodes.dirty() };
+      return { asks: node.asks, asksRequired: node.asksRequired, asksBeforeTask: node.asksBeforeTask, taskSupport: node.taskSupport, valid: node.valid, dirty: RED.nodes.dirty() };
     }, GREET);
     // Undo brings back the node as the example has it: saved before the fields existed.
-    assert.deepEqual(restored, { asks: undefined, asksRequired: undefined, valid: true, dirty: false });
+    assert.deepEqual(restored, { asks: undefined, asksRequired: undefined, asksBeforeTask: undefined, taskSupport: undefined, valid: true, dirty: false });
   });
 
   it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {

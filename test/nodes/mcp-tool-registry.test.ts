@@ -82,7 +82,7 @@ describe('mcp-tool-registry', () => {
 
   it('refuses an "Asks the client" naming something a flow cannot ask for, in the catalog words', async () => {
     await helper.load(nodes, flowOf(toolDef('tool', 'asker', { asks: 'elicitation,telepathy' })));
-    const text = '"Asks the client" may name only elicitation, sampling and roots';
+    const text = '"Asks the client" may name only elicitation, sampling and roots, not telepathy';
     assert.deepEqual(lastStatus(helper.getNode('tool')), { fill: 'red', shape: 'ring', text });
     assert.deepEqual(messagesOf(helper.getNode('tool'), 'error'), [text]);
   });
