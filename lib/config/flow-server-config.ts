@@ -1,3 +1,4 @@
+import { SITE_PATTERN } from '../edge/edge-protocol.js';
 import { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
@@ -22,7 +23,21 @@ export interface FlowServerSettings {
     readonly ttlSeconds: number;
     readonly maxResultKb: number;
   };
+  /** Edge relaying through the endpoint's Redis storage (lib/edge). */
+  readonly edges: {
+    /** Set on an edge: the site name its tools are offered to hubs under. */
+    readonly site: string | undefined;
+    /** Set on a hub: the sites whose tools this endpoint serves. */
+    readonly hubSites: readonly string[];
+    /** How an edge tool is named on the hub: `{site}` and `{tool}` are replaced. */
+    readonly naming: string;
+    /** Calls one site may have pending on this hub endpoint at once. */
+    readonly maxPendingPerSite: number;
+  };
 }
+
+/** Edge tools are named `<site>.<tool>` on a hub unless the endpoint says otherwise. */
+const DEFAULT_EDGE_NAMING = '{site}.{tool}';
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
@@ -52,6 +67,13 @@ const flowServerSchema = z.object({
   maxTasksPerCaller: wholeNumber(DEFAULTS.maxTasksPerCaller, 1, DEFAULTS.maxConcurrentCallsLimit),
   taskTtl: wholeNumber(DEFAULTS.taskTtlSeconds, 60, DEFAULTS.taskTtlSecondsMax),
   maxTaskResultKb: wholeNumber(DEFAULTS.maxTaskResultKb, 1, DEFAULTS.maxResultBytes / 1024),
+  // Flows saved before edges existed neither offer nor serve edge tools.
+  edgeSite: z.string().trim().default('').refine((site) => site === '' || SITE_PATTERN.test(site)),
+  hubSites: z.string().default('').transform((text) => [...new Set(text.split(/[\s,]+/).filter(Boolean))])
+    .refine((sites) => sites.every((site) => SITE_PATTERN.test(site))),
+  edgeNaming: z.string().trim().default(DEFAULT_EDGE_NAMING).transform((naming) => (naming === '' ? DEFAULT_EDGE_NAMING : naming))
+    .refine((naming) => naming.includes('{tool}') && naming.includes('{site}') && naming.length <= 64),
+  maxPendingPerSite: wholeNumber(DEFAULTS.maxConcurrentCalls, 1, DEFAULTS.maxConcurrentCallsLimit),
 });
 
 const FIELD_CODES: Record<string, string> = {
@@ -65,6 +87,10 @@ const FIELD_CODES: Record<string, string> = {
   maxTasksPerCaller: 'invalid_max_tasks_per_caller',
   taskTtl: 'invalid_task_ttl',
   maxTaskResultKb: 'invalid_max_task_result',
+  edgeSite: 'invalid_edge_site',
+  hubSites: 'invalid_hub_sites',
+  edgeNaming: 'invalid_edge_naming',
+  maxPendingPerSite: 'invalid_max_pending_per_site',
 };
 
 export function parseFlowServerConfig(config: Record<string, unknown>): FlowServerSettings {
@@ -80,6 +106,10 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     maxTasksPerCaller: blankToUndefined(config.maxTasksPerCaller),
     taskTtl: blankToUndefined(config.taskTtl),
     maxTaskResultKb: blankToUndefined(config.maxTaskResultKb),
+    edgeSite: typeof config.edgeSite === 'string' ? config.edgeSite : undefined,
+    hubSites: typeof config.hubSites === 'string' ? config.hubSites : undefined,
+    edgeNaming: typeof config.edgeNaming === 'string' ? config.edgeNaming : undefined,
+    maxPendingPerSite: blankToUndefined(config.maxPendingPerSite),
   });
   if (!parsed.success) {
     const field = String(parsed.error.issues[0]?.path[0] ?? 'path');
@@ -88,6 +118,10 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
       access: String(config.access ?? ''),
     });
   }
-  const { maxTasks, maxTasksPerCaller, taskTtl, maxTaskResultKb, ...endpoint } = parsed.data;
-  return Object.freeze({ ...endpoint, tasks: Object.freeze({ maxTasks, maxTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }) });
+  const { maxTasks, maxTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, ...endpoint } = parsed.data;
+  return Object.freeze({
+    ...endpoint,
+    tasks: Object.freeze({ maxTasks, maxTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }),
+    edges: Object.freeze({ site: edgeSite === '' ? undefined : edgeSite, hubSites, naming: edgeNaming, maxPendingPerSite }),
+  });
 }

@@ -1,3 +1,5 @@
+import { EdgeAgent } from '../edge/edge-agent.js';
+import { EdgeHub } from '../edge/edge-hub.js';
 import type { InputAsk } from '../input/input-requests.js';
 import { requestStateSealer } from '../input/state-key.js';
 import { resolveAccess, type AccessDependencies, type ResolvedAccess } from '../access/create-access-policy.js';
@@ -52,6 +54,8 @@ export interface EndpointControllerOptions {
   readonly onState: (state: EndpointState) => void;
   /** The endpoint's shared storage: with Redis, list-changed news reaches the other instances' clients. */
   readonly changes?: Store;
+  /** The endpoint's own storage node's store: edge relaying (an edge site, or a hub's sites) goes through it. */
+  readonly edgeStore?: Store;
 }
 
 
@@ -65,6 +69,9 @@ export class EndpointController {
   private route: MountedRoute | undefined;
   private access: ResolvedAccess | undefined;
   private relay: ListChangeRelay | undefined;
+  /** On a hub: the live edge sites and their tools. On an edge: what announces this endpoint's tools. */
+  private edgeHub: EdgeHub | undefined;
+  private edgeAgent: EdgeAgent | undefined;
   private queue: Promise<void> = Promise.resolve();
   private current: EndpointState = { state: 'stopped' };
   private readonly options: EndpointControllerOptions;
@@ -143,10 +150,19 @@ export class EndpointController {
     return this.endpoint?.resourceUpdated(uri) ?? 'stopped';
   }
 
-  /** Built on deploy only: the schemes are the same for every tool of the endpoint. */
+  /**
+   * Built on deploy, and on a hub when an edge site's tools change: the schemes are the same for every
+   * tool of the endpoint. Edge tools never shadow a tool declared here: such a one is left out, and said so.
+   */
   private catalog(): ToolCatalog {
     const { settings, tools, builtInTools, access } = this.options;
-    return tools.catalogFor(settings.path, builtInTools, securitySchemesFor(settings.access, access.auth?.scopes));
+    const schemes = securitySchemesFor(settings.access, access.auth?.scopes);
+    const local = tools.catalogFor(settings.path, builtInTools, schemes);
+    const edgeTools = this.edgeHub?.tools() ?? [];
+    if (edgeTools.length === 0) return local;
+    const clashing = edgeTools.filter((tool) => local.find(tool.name) !== undefined);
+    for (const tool of clashing) this.options.logger.warn(`edge tool ${tool.name} of site ${tool.relay?.site} was refused on ${settings.path}: a tool of that name is declared here`);
+    return tools.catalogFor(settings.path, [...(builtInTools ?? []), ...edgeTools.filter((tool) => !clashing.includes(tool))], schemes);
   }
 
   private get url(): string {
@@ -186,10 +202,13 @@ export class EndpointController {
         onYield: (error) => void this.yieldTo(error),
       });
       this.endpoint = endpoint;
+      // After the endpoint is set: an edge site heard from at once must find it to refresh the catalog.
+      this.openEdges(endpoint);
       this.report(this.serving(endpoint));
     } catch (error) {
       this.relay?.close();
       this.relay = undefined;
+      await this.closeEdges();
       await this.releaseAccess();
       // Listen errors arrive as McpPaletteError already; anything else failed while setting up.
       const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
@@ -211,12 +230,57 @@ export class EndpointController {
     const content = this.options.content?.catalogFor(endpoint.path);
     endpoint.setCatalog(tools);
     if (content) endpoint.setContent(content);
+    this.edgeAgent?.announce();
     // Compared with what this endpoint served before, even before a full deploy replaced its node:
     // open streams here and on the other instances hear only about lists that really changed.
     const changed = servedLists.update(this.servedKey, fingerprintLists(tools, content ?? ContentCatalog.empty));
     if (changed.length === 0) return;
     endpoint.listsChanged(changed);
     this.relay?.announce(changed);
+  }
+
+  /**
+   * Edge relaying through the endpoint's own storage: an edge announces its tools under its site
+   * name and runs the calls hubs send it; a hub serves the tools of its sites. Both need Redis (the
+   * storage node's), since they are different Node-RED processes; memory storage relays only within
+   * this process, which is what the tests of one process use.
+   */
+  private openEdges(endpoint: McpEndpoint): void {
+    const { settings, logger } = this.options;
+    const store = this.options.edgeStore;
+    const { site, hubSites, naming, maxPendingPerSite } = settings.edges;
+    if (!store || (site === undefined && hubSites.length === 0)) return;
+    if (hubSites.length > 0) {
+      this.edgeHub = new EdgeHub({
+        store,
+        sites: hubSites,
+        naming,
+        maxPendingPerSite,
+        endpoint: settings.path,
+        logger,
+        onToolsChanged: () => this.refreshCatalog(),
+        deliver: (executionId, result) => endpoint.settle(executionId, { result }),
+        failSite: (failed, message) => void endpoint.failRelayed(failed, message),
+      });
+      endpoint.relayTo(this.edgeHub);
+    }
+    if (site !== undefined) {
+      this.edgeAgent = new EdgeAgent({
+        store,
+        site,
+        logger,
+        catalog: () => endpoint.tools,
+        run: (call) => endpoint.runRelayed(call),
+        withdraw: (executionId) => endpoint.withdrawRelayed(executionId),
+      });
+    }
+  }
+
+  private async closeEdges(): Promise<void> {
+    this.edgeHub?.close();
+    this.edgeHub = undefined;
+    await this.edgeAgent?.close();
+    this.edgeAgent = undefined;
   }
 
   /** Runtime address and path: the same path on another runtime is another endpoint. */
@@ -251,6 +315,8 @@ export class EndpointController {
     this.route = undefined;
     this.relay?.close();
     this.relay = undefined;
+    // An edge says goodbye before its endpoint fails its calls, so hubs end theirs at once too.
+    await this.closeEdges();
     if (endpoint) {
       const failed = await endpoint.stop(reason);
       if (failed > 0) this.options.logger.warn(`${failed} pending tool call(s) on ${endpoint.path} ended: ${reason}`);

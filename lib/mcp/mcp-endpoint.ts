@@ -68,6 +68,16 @@ export interface ExecutionContext extends CallerIdentity {
   readonly requestId: string | number;
   /** Set when the call runs as a task: the id the client polls. */
   readonly taskId?: string;
+  /** Set for a call relayed to an edge site (hub side): where it went. Never reaches a local flow. */
+  readonly relay?: { readonly site: string; readonly tool: string };
+  /** Set on an edge for a call a hub relayed: the hub endpoint it came through. */
+  readonly relayedFrom?: string;
+}
+
+/** Where a hub endpoint sends the calls of edge tools (lib/edge/edge-hub.ts). */
+export interface EdgeRelay {
+  send(request: ExecutionRequest, target: { readonly site: string; readonly tool: string }, caller: CallerIdentity, protocolVersion: string): void;
+  withdraw(executionId: string, reason: string): void;
 }
 
 export type CallOutcome =
@@ -102,6 +112,8 @@ export interface CallFinished {
   readonly cached?: boolean;
   /** How many times the flow asked the client during this call (2026-07-28: the rounds so far). */
   readonly inputRounds?: number;
+  /** The edge site a relayed tool's call went to (hub side). */
+  readonly site?: string;
 }
 
 export interface McpEndpointOptions {
@@ -199,6 +211,8 @@ export class McpEndpoint {
   private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
   private readonly requestStates: RequestStateSealer;
   private readonly relay: LegacyInputRelay;
+  /** Set on a hub endpoint: where calls to edge tools go. */
+  private edges: EdgeRelay | undefined;
 
   constructor(options: McpEndpointOptions) {
     this.options = options;
@@ -209,13 +223,21 @@ export class McpEndpoint {
       maxInFlight: options.maxInFlight,
       // Resource reads, prompts and flow-answered completions share the tools' broker: one concurrency cap, the same time limits.
       dispatch: (request, context) => {
-        if (!('kind' in context)) return options.execute(request, context);
+        if (!('kind' in context)) {
+          if (!context.relay) return options.execute(request, context);
+          if (!this.edges) throw new Error('this endpoint relays to no edge sites');
+          return this.edges.send(request, context.relay, context, context.protocolVersion);
+        }
         if (!options.executeContent) throw new Error('this endpoint has no flow for resources and prompts');
         options.executeContent(request.executionId, context);
       },
       // Reads, prompts and completions are told apart from tool calls by their `kind`, each with its own message.
       onAbandoned: (executionId: string, reason: CancelReason, context: ExecutionContext | ContentCall) => {
-        if (!('kind' in context)) options.onAbandoned?.(executionId, reason, context);
+        if (!('kind' in context)) {
+          // A relayed call ran on an edge: that edge's flow is the one to tell.
+          if (context.relay) this.edges?.withdraw(executionId, reason);
+          else options.onAbandoned?.(executionId, reason, context);
+        }
         else options.onContentAbandoned?.(executionId, reason, context);
       },
     });
@@ -285,6 +307,11 @@ export class McpEndpoint {
     void server.connect(hub);
     this.legacyHub = hub;
     this.legacyServer = server;
+  }
+
+  /** The tools this endpoint serves right now (the last deploy's, plus live edge tools on a hub). */
+  get tools(): ToolCatalog {
+    return this.catalog;
   }
 
   get toolCount(): number {
@@ -448,6 +475,56 @@ export class McpEndpoint {
   settle(executionId: string, answer: { result?: unknown; error?: unknown }) {
     const settled = this.broker.settle(executionId, answer);
     return settled === 'unknown' && this.taskBroker ? this.taskBroker.settle(executionId, answer) : settled;
+  }
+
+  /** Makes this a hub endpoint: calls to edge tools (those with `relay`) go through `edges`. */
+  relayTo(edges: EdgeRelay | undefined): void {
+    this.edges = edges;
+  }
+
+  /** An edge site went away: its pending calls end now with `message`, not at their time limits. */
+  failRelayed(site: string, message: string): number {
+    const ids = this.broker.findWhere((context) => !('kind' in context) && context.relay?.site === site);
+    for (const id of ids) this.broker.settle(id, { result: { content: [{ type: 'text', text: message }], isError: true } });
+    return ids.length;
+  }
+
+  /**
+   * One call a hub relayed to this edge endpoint, under the hub's executionId: the same argument
+   * check, broker (concurrency cap, time limit), flow and result checks as a local call. Resolves with
+   * the result to send back, or undefined when the hub withdrew the call (nobody waits for it).
+   */
+  async runRelayed(call: { readonly id: string; readonly tool: string; readonly arguments: Record<string, unknown>; readonly caller: CallerIdentity; readonly hub: string; readonly protocolVersion: string }): Promise<CallToolResult | undefined> {
+    const tool = this.catalog.find(call.tool);
+    if (!tool || tool.runInProcess) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
+    const problems = tool.checkArguments(call.arguments);
+    if (problems.length > 0) return invalidArgumentsResult(call.tool, problems);
+    const { subject, email, groups, client } = call.caller;
+    const context: ExecutionContext = {
+      ...(typeof subject === 'string' ? { subject } : {}),
+      ...(typeof email === 'string' ? { email } : {}),
+      ...(Array.isArray(groups) ? { groups: groups.filter((group): group is string => typeof group === 'string') } : {}),
+      ...(typeof client === 'string' ? { client } : {}),
+      endpoint: this.path,
+      tool: call.tool,
+      protocolVersion: call.protocolVersion,
+      requestId: call.id,
+      relayedFrom: call.hub,
+    };
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await this.broker.begin({ executionId: call.id, toolName: call.tool, arguments: call.arguments, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, context });
+    } catch (error) {
+      if (error instanceof CapacityError) return toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`);
+      throw error;
+    }
+    if (outcome.kind === 'cancelled') return undefined;
+    return resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
+  }
+
+  /** The hub withdrew a relayed call: the flow gets `mcp-tool-cancel` (reason `cancelled`). */
+  withdrawRelayed(executionId: string): void {
+    this.broker.cancel(executionId);
   }
 
   /** The flow asks the client instead of answering (`mcp-tool-input`); 'unknown' when nothing waits. */
@@ -735,6 +812,7 @@ export class McpEndpoint {
         outcome,
         caller: exchange?.caller ?? {},
         durationMs: performance.now() - startedAt,
+        ...(tool?.relay ? { site: tool.relay.site } : {}),
         // Only measured when someone listens (sizing a large result is not free), and never for a
         // client that hung up: nothing was sent to it.
         responseBytes: result && !exchange?.disconnected.aborted && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0,
@@ -788,6 +866,7 @@ export class McpEndpoint {
       tool: name,
       protocolVersion: protocolVersionOf(handlerCtx),
       requestId: clientRequestId(handlerCtx.mcpReq.id),
+      ...(tool.relay ? { relay: tool.relay } : {}),
     };
     // A tool that asks the client, on 2026-07-28: a client that cannot take what it must ask is
     // refused before the flow runs, and a retry carries the answers of the round before.

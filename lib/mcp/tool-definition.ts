@@ -69,6 +69,8 @@ export interface ToolDefinition {
   readonly runInProcess?: (args: Record<string, unknown>, signal: AbortSignal) => Promise<InProcessResult>;
   /** An in-process tool's telemetry mode for arguments its input schema refused (when one can tell). */
   readonly modeOfRefused?: (args: unknown) => string | undefined;
+  /** Set for a tool an edge Node-RED offers this hub: calls go to that site through Redis. */
+  readonly relay?: { readonly site: string; readonly tool: string };
 }
 
 /** What an in-process tool returns: the result, plus facts for the call's telemetry. */

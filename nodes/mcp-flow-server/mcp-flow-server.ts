@@ -298,6 +298,8 @@ export default function (RED: NodeAPI) {
         onState: (state) => showState(state),
         // List-changed news crosses instances where task records do (never through process memory).
         ...(sharedStore ? { changes: sharedStore } : {}),
+        // Edge relaying uses the endpoint's own storage node (an edge's Redis user may do nothing else).
+        ...(storageNode?.store ? { edgeStore: storageNode.store } : {}),
       });
     }
 

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { describeError } from '../core/errors.js';
+import { LogThrottle } from '../core/log-throttle.js';
+import type { Logger } from '../core/logger.js';
+import type { ToolCatalog } from '../mcp/tool-catalog.js';
+import type { Store } from '../storage/store.js';
+import { EDGE_HEARTBEAT_MS, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type EdgeTool, type Farewell } from './edge-protocol.js';
+
+export interface EdgeAgentOptions {
+  readonly store: Store;
+  readonly site: string;
+  readonly logger: Logger;
+  /** The endpoint's current tools (those of the last deploy). */
+  readonly catalog: () => ToolCatalog;
+  /**
+   * Runs one relayed call through the endpoint (argument check, broker, flow, result checks) under
+   * the hub's executionId, and resolves with the result to send back, or undefined when the call was
+   * withdrawn (nobody waits for an answer).
+   */
+  readonly run: (call: CallMessage) => Promise<unknown | undefined>;
+  /** The hub withdrew a call: the flow gets `mcp-tool-cancel`. */
+  readonly withdraw: (executionId: string) => void;
+}
+
+/** How many call ids an edge remembers, so a call delivered twice runs once. */
+const REMEMBERED_CALLS = 10_000;
+
+/**
+ * The edge side of relaying for one endpoint: it announces the endpoint's tools on its site's
+ * channel every EDGE_HEARTBEAT_MS (the heartbeat hubs judge liveness by), takes calls and cancels
+ * from its site's calls channel, and publishes each answer on its site's answers channel. The edge
+ * connects out to Redis only: it needs no inbound port.
+ */
+export class EdgeAgent {
+  readonly instance = randomBytes(8).toString('hex');
+  private readonly unsubscribe: () => void;
+  private readonly timer: NodeJS.Timeout;
+  private readonly seen = new Set<string>();
+  private readonly throttle = new LogThrottle(60_000);
+  private closed = false;
+
+  constructor(private readonly options: EdgeAgentOptions) {
+    this.unsubscribe = options.store.subscribe(siteChannel(options.site, 'calls'), (text) => this.received(text));
+    this.timer = setInterval(() => this.announce(), EDGE_HEARTBEAT_MS).unref();
+    this.announce();
+  }
+
+  /** Tells hubs at once (after a deploy), rather than at the next heartbeat. */
+  announce(): void {
+    if (this.closed) return;
+    const tools: EdgeTool[] = [];
+    for (const listing of this.options.catalog().listings) {
+      const definition = this.options.catalog().find(listing.name);
+      // The palette's own in-process tools (get_flow) stay on the instance they describe.
+      if (!definition || definition.runInProcess) continue;
+      tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs });
+    }
+    const message: Announcement = { t: 'announce', site: this.options.site, instance: this.instance, tools };
+    this.publish('announce', message, 'announcing its tools');
+  }
+
+  /** Says goodbye (hubs fail this site's pending calls at once) and stops listening. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    this.unsubscribe();
+    const farewell: Farewell = { t: 'bye', site: this.options.site, instance: this.instance };
+    await this.options.store.publish(siteChannel(this.options.site, 'announce'), JSON.stringify(farewell)).catch(() => undefined);
+  }
+
+  private received(text: string): void {
+    const parsed = parseEdgeBound(text);
+    if (!parsed.ok) return this.warn('bad', `a message on the calls channel of site ${this.options.site} was ignored: ${parsed.problem}`);
+    const message = parsed.value;
+    if (message.t === 'cancel') return this.options.withdraw(message.id);
+    // At most once: a call id seen before (a duplicate delivery) is not run again.
+    if (this.seen.has(message.id)) return;
+    this.seen.add(message.id);
+    if (this.seen.size > REMEMBERED_CALLS) this.seen.delete(this.seen.values().next().value!);
+    void this.options.run(message).then(
+      (result) => {
+        if (result === undefined) return;
+        const answer: AnswerMessage = { t: 'answer', id: message.id, result };
+        this.publish('answers', answer, 'answering a call');
+      },
+      (error: unknown) => this.warn('run', `a call relayed to site ${this.options.site} failed: ${describeError(error)}`),
+    );
+  }
+
+  private publish(kind: 'announce' | 'answers', message: object, what: string): void {
+    this.options.store.publish(siteChannel(this.options.site, kind), JSON.stringify(message)).catch((error: unknown) => {
+      // A Redis ACL that does not allow this site's channels says NOPERM: the edge's user is for another site.
+      this.warn(kind, `site ${this.options.site} could not publish (${what}): ${describeError(error)}`);
+    });
+  }
+
+  private warn(kind: string, line: string): void {
+    const held = this.throttle.admit(kind);
+    if (held !== undefined) this.options.logger.warn(line + (held > 0 ? ` (${held} more since the last line)` : ''));
+  }
+}

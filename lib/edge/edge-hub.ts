@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import { describeError } from '../core/errors.js';
+import { LogThrottle } from '../core/log-throttle.js';
+import type { Logger } from '../core/logger.js';
+import type { ExecutionRequest } from '../execution/broker.js';
+import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
+import type { Store } from '../storage/store.js';
+import { EDGE_STALE_MS, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type RelayedCaller } from './edge-protocol.js';
+
+/** A tool of an edge as the hub serves it: where to send its calls. */
+export interface RelayTarget {
+  readonly site: string;
+  /** The tool's name on the edge. */
+  readonly tool: string;
+}
+
+interface Site {
+  instance: string;
+  lastSeen: number;
+  /** Of the announcement the tools were built from: an unchanged one only refreshes `lastSeen`. */
+  fingerprint: string;
+  builtAt: number;
+  tools: readonly ToolDefinition[];
+  pending: number;
+}
+
+export interface EdgeHubOptions {
+  readonly store: Store;
+  readonly sites: readonly string[];
+  /** How edge tools are named on the hub: `{site}` and `{tool}` are replaced. */
+  readonly naming: string;
+  /** Calls one site may have pending on this hub endpoint at once. */
+  readonly maxPendingPerSite: number;
+  readonly endpoint: string;
+  readonly logger: Logger;
+  /** The set of live edge tools changed: the endpoint rebuilds its catalog. */
+  readonly onToolsChanged: () => void;
+  /** An edge's answer for a pending call (the endpoint's settle); 'unknown' when nothing waits for it. */
+  readonly deliver: (executionId: string, result: unknown) => 'settled' | 'unknown';
+  /** The site went away: its pending calls end now, with this message. */
+  readonly failSite: (site: string, message: string) => void;
+}
+
+/** A hub cannot rebuild a site's tools more often than this, whatever the edge sends. */
+const MIN_REBUILD_INTERVAL_MS = 1_000;
+
+/**
+ * The hub side of edge relaying for one endpoint: it listens to the configured sites' channels,
+ * keeps the tools each live site announced (compiled once per change, like declared tools), sends
+ * calls and cancels to the site's channel and hands answers to the endpoint's broker. A site that
+ * stops announcing for EDGE_STALE_MS, or says goodbye, disappears from the catalog and its pending
+ * calls end at once with an error naming it.
+ */
+export class EdgeHub {
+  private readonly sites = new Map<string, Site>();
+  /** executionId → site, for the pending calls sent to an edge. */
+  private readonly pending = new Map<string, string>();
+  private readonly unsubscribers: Array<() => void> = [];
+  private readonly staleTimer: NodeJS.Timeout;
+  private readonly throttle = new LogThrottle(60_000);
+
+  constructor(private readonly options: EdgeHubOptions) {
+    for (const site of options.sites) {
+      this.unsubscribers.push(options.store.subscribe(siteChannel(site, 'announce'), (text) => this.heard(site, text)));
+      this.unsubscribers.push(options.store.subscribe(siteChannel(site, 'answers'), (text) => this.answered(site, text)));
+    }
+    this.staleTimer = setInterval(() => this.forgetStale(), 1_000).unref();
+  }
+
+  /** The live edge tools, named as the hub serves them. */
+  tools(): ToolDefinition[] {
+    return [...this.sites.values()].flatMap((site) => site.tools);
+  }
+
+  /** The live sites and how many tools each offers (for the status and the sidebar). */
+  get liveSites(): ReadonlyMap<string, number> {
+    return new Map([...this.sites].map(([name, site]) => [name, site.tools.length]));
+  }
+
+  /**
+   * Sends one call to its site. Throws (the broker ends the call with that error) when the site is
+   * not live or has too many calls pending; a storage failure ends it the same way, at once.
+   */
+  send(request: ExecutionRequest, target: RelayTarget, caller: RelayedCaller, protocolVersion: string): void {
+    const site = this.sites.get(target.site);
+    if (!site) throw new Error(`site ${target.site} is not connected (its edge Node-RED stopped announcing its tools)`);
+    if (site.pending >= this.options.maxPendingPerSite) throw new Error(`site ${target.site} already has ${this.options.maxPendingPerSite} calls pending; retry shortly`);
+    // Who is calling, and nothing else of the hub's context, becomes msg.mcp on the edge.
+    const { subject, email, groups, client } = caller;
+    const who: RelayedCaller = { ...(subject !== undefined ? { subject } : {}), ...(email !== undefined ? { email } : {}), ...(groups !== undefined ? { groups } : {}), ...(client !== undefined ? { client } : {}) };
+    const message: CallMessage = { t: 'call', id: request.executionId, tool: target.tool, arguments: request.arguments, caller: who, hub: this.options.endpoint, protocolVersion };
+    site.pending += 1;
+    this.pending.set(request.executionId, target.site);
+    this.options.store.publish(siteChannel(target.site, 'calls'), JSON.stringify(message)).catch((error: unknown) => {
+      if (!this.release(request.executionId)) return;
+      this.options.deliver(request.executionId, { content: [{ type: 'text', text: `Site ${target.site} could not be reached: ${describeError(error)}.` }], isError: true });
+    });
+  }
+
+  /** The hub gave up on a call (time-out, client cancel, stop): the edge learns it and drops its answer. */
+  withdraw(executionId: string, reason: string): void {
+    const site = this.pending.get(executionId);
+    if (!site || !this.release(executionId)) return;
+    const message: CancelMessage = { t: 'cancel', id: executionId, reason };
+    this.options.store.publish(siteChannel(site, 'calls'), JSON.stringify(message)).catch(() => undefined);
+  }
+
+  close(): void {
+    clearInterval(this.staleTimer);
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    this.sites.clear();
+    this.pending.clear();
+  }
+
+  private heard(siteName: string, text: string): void {
+    const parsed = parseHubBound(text, siteName, 'announce');
+    if (!parsed.ok) return this.refuse(siteName, `an announcement of site ${siteName} was refused: ${parsed.problem}`);
+    const message = parsed.value;
+    if (message.t === 'bye') {
+      const site = this.sites.get(siteName);
+      if (site?.instance === message.instance) this.forget(siteName, `site ${siteName} stopped`);
+      return;
+    }
+    if (message.t !== 'announce') return;
+    const now = Date.now();
+    const fingerprint = createHash('sha256').update(text).digest('base64url');
+    const known = this.sites.get(siteName);
+    if (known && known.instance !== message.instance && now - known.lastSeen < EDGE_STALE_MS / 2) {
+      this.refuse(siteName, `two Node-RED instances announce site ${siteName}; run one edge per site name (calls go to both)`);
+    }
+    if (known && known.fingerprint === fingerprint) {
+      known.lastSeen = now;
+      known.instance = message.instance;
+      return;
+    }
+    // A flood of changing announcements costs one rebuild a second at most.
+    if (known && now - known.builtAt < MIN_REBUILD_INTERVAL_MS) return this.refuse(siteName, `site ${siteName} announces changed tools faster than once a second; the extra announcements were ignored`);
+    const tools = this.build(siteName, message);
+    this.sites.set(siteName, { instance: message.instance, lastSeen: now, fingerprint, builtAt: now, tools, pending: known?.pending ?? 0 });
+    this.options.onToolsChanged();
+  }
+
+  private build(siteName: string, announcement: Announcement): ToolDefinition[] {
+    const tools: ToolDefinition[] = [];
+    for (const offered of announcement.tools) {
+      const name = this.options.naming.replaceAll('{site}', siteName).replaceAll('{tool}', offered.listing.name);
+      try {
+        if (!TOOL_NAME_PATTERN.test(name)) throw new Error(`its hub name ${JSON.stringify(name.slice(0, 140))} is not a valid tool name`);
+        tools.push({ ...definitionOf(name, offered), relay: { site: siteName, tool: offered.listing.name } });
+      } catch (error) {
+        this.refuse(siteName, `tool ${JSON.stringify(offered.listing.name.slice(0, 128))} of site ${siteName} was refused: ${describeError(error)}`);
+      }
+    }
+    return tools;
+  }
+
+  private answered(siteName: string, text: string): void {
+    const parsed = parseHubBound(text, siteName, 'answers');
+    if (!parsed.ok || parsed.value.t !== 'answer') {
+      // An oversized answer still names its call: end that call with a clear error rather than at its time limit.
+      const id = /"id"\s*:\s*"([0-9a-f]{32})"/.exec(text.slice(0, 200))?.[1];
+      if (id && this.pending.get(id) === siteName && this.release(id)) {
+        this.options.deliver(id, { content: [{ type: 'text', text: `Site ${siteName} sent an answer the hub refused: ${parsed.ok ? 'not an answer' : parsed.problem}.` }], isError: true });
+      }
+      return this.refuse(siteName, `an answer from site ${siteName} was refused: ${parsed.ok ? 'not an answer' : parsed.problem}`);
+    }
+    const { id, result } = parsed.value;
+    // Only the site the call went to may answer it; anything else is late, repeated or forged.
+    if (this.pending.get(id) !== siteName) return;
+    this.release(id);
+    this.options.deliver(id, result);
+  }
+
+  private release(executionId: string): boolean {
+    const siteName = this.pending.get(executionId);
+    if (siteName === undefined) return false;
+    this.pending.delete(executionId);
+    const site = this.sites.get(siteName);
+    if (site) site.pending = Math.max(0, site.pending - 1);
+    return true;
+  }
+
+  private forgetStale(): void {
+    const now = Date.now();
+    for (const [name, site] of this.sites) {
+      if (now - site.lastSeen > EDGE_STALE_MS) this.forget(name, `site ${name} stopped answering (no announcement for ${Math.round(EDGE_STALE_MS / 1000)} s)`);
+    }
+  }
+
+  private forget(siteName: string, why: string): void {
+    if (!this.sites.delete(siteName)) return;
+    for (const [id, site] of [...this.pending]) if (site === siteName) this.pending.delete(id);
+    this.options.logger.warn(`${why}: its tools are withdrawn from ${this.options.endpoint}`);
+    this.options.failSite(siteName, `Site ${siteName} went away before answering (${why}).`);
+    this.options.onToolsChanged();
+  }
+
+  private refuse(siteName: string, line: string): void {
+    const held = this.throttle.admit(`${siteName} ${line.slice(0, 60)}`);
+    if (held !== undefined) this.options.logger.warn(line + (held > 0 ? ` (${held} more since the last line)` : ''));
+  }
+}
+
+/** A hub-side tool definition from what an edge announced, compiled like a declared tool. */
+function definitionOf(name: string, offered: EdgeTool): ToolDefinition {
+  const listing = offered.listing;
+  const annotations = listing.annotations ?? {};
+  return parseToolConfig({
+    toolName: name,
+    title: listing.title ?? annotations.title ?? '',
+    description: listing.description ?? '',
+    inputSchema: JSON.stringify(listing.inputSchema ?? { type: 'object' }),
+    outputSchema: listing.outputSchema ? JSON.stringify(listing.outputSchema) : '',
+    readOnlyHint: annotations.readOnlyHint === true,
+    destructiveHint: annotations.destructiveHint === true,
+    idempotentHint: annotations.idempotentHint === true,
+    openWorldHint: annotations.openWorldHint === true,
+    endpoint: '*',
+    timeout: String(Math.max(1, Math.round(offered.timeoutMs / 1000))),
+    maxDuration: String(Math.max(1, Math.round(offered.maxDurationMs / 1000))),
+  });
+}

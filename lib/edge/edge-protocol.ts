@@ -1,0 +1,143 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../core/is-plain-object.js';
+import type { StoreKey } from '../storage/store.js';
+
+/**
+ * What hubs and edges say to each other through Redis publish/subscribe. Every channel of a site is
+ * `<key prefix>:edge:<site>:<kind>`, so one Redis ACL channel pattern per edge user
+ * (`&<prefix>:edge:<site>:*`) lets an edge speak only as its own site: the site a hub believes is
+ * the channel's, never a field an edge writes. Every message is JSON with a `t` (type) field.
+ */
+
+/** Site names: lower-case letters, digits and '-', as they appear in tool names and channel names. */
+export const SITE_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
+/** An edge announces its tools this often; a hub forgets a site it has not heard from in EDGE_STALE_MS. */
+export const EDGE_HEARTBEAT_MS = 2_000;
+export const EDGE_STALE_MS = 3 * EDGE_HEARTBEAT_MS + 500;
+/** Limits on what an edge may send a hub: an edge is untrusted input. */
+export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+export const MAX_EDGE_TOOLS = 200;
+
+export type ChannelKind = 'announce' | 'calls' | 'answers';
+
+export function siteChannel(site: string, kind: ChannelKind): StoreKey {
+  return { namespace: 'edge', kind: site, id: kind };
+}
+
+/** One tool as an edge offers it: its listing, and the time limits the hub applies to it. */
+export interface EdgeTool {
+  readonly listing: Tool;
+  readonly timeoutMs: number;
+  readonly maxDurationMs: number;
+}
+
+export interface Announcement {
+  readonly t: 'announce';
+  readonly site: string;
+  /** Which process speaks for the site (a new one per start): two at once is a misconfiguration. */
+  readonly instance: string;
+  readonly tools: readonly EdgeTool[];
+}
+
+/** Sent by an edge that stops on purpose, so hubs fail its pending calls at once. */
+export interface Farewell {
+  readonly t: 'bye';
+  readonly site: string;
+  readonly instance: string;
+}
+
+/** Who is calling, as the hub knows them: it becomes `msg.mcp` on the edge. */
+export interface RelayedCaller {
+  readonly subject?: string;
+  readonly email?: string;
+  readonly groups?: readonly string[];
+  readonly client?: string;
+}
+
+export interface CallMessage {
+  readonly t: 'call';
+  /** The hub's executionId: unguessable, so an answer for it can only come from the site that got it. */
+  readonly id: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly caller: RelayedCaller;
+  /** The hub endpoint the call came through (for the edge flow's information). */
+  readonly hub: string;
+  readonly protocolVersion: string;
+}
+
+export interface CancelMessage {
+  readonly t: 'cancel';
+  readonly id: string;
+  readonly reason: string;
+}
+
+export interface AnswerMessage {
+  readonly t: 'answer';
+  readonly id: string;
+  /** The edge's CallToolResult (already checked there; checked again on the hub). */
+  readonly result: unknown;
+}
+
+export type HubBound = Announcement | Farewell | AnswerMessage;
+export type EdgeBound = CallMessage | CancelMessage;
+
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
+
+/** A message an edge published on one of its site's channels, checked before the hub believes any of it. */
+export function parseHubBound(text: string, site: string, kind: 'announce' | 'answers'): Parsed<HubBound> {
+  const limit = kind === 'announce' ? MAX_ANNOUNCEMENT_BYTES : MAX_ANSWER_BYTES;
+  if (text.length > limit) return { ok: false, problem: `message of ${text.length} bytes is over the ${limit} bytes an edge may send` };
+  const value = parseJson(text);
+  if (!isPlainObject(value)) return { ok: false, problem: 'not a JSON object' };
+  if (kind === 'answers') {
+    if (value['t'] !== 'answer' || typeof value['id'] !== 'string') return { ok: false, problem: 'an answer needs t "answer" and an id' };
+    return { ok: true, value: { t: 'answer', id: value['id'], result: value['result'] } };
+  }
+  // The site is the channel's: a message naming another site is a forgery (or a misconfigured edge).
+  if (value['site'] !== site) return { ok: false, problem: `it names site ${JSON.stringify(String(value['site']).slice(0, 40))} on the channel of site ${site}` };
+  if (typeof value['instance'] !== 'string' || value['instance'] === '') return { ok: false, problem: 'no instance' };
+  if (value['t'] === 'bye') return { ok: true, value: { t: 'bye', site, instance: value['instance'] } };
+  if (value['t'] !== 'announce') return { ok: false, problem: `unknown message type ${JSON.stringify(String(value['t']).slice(0, 20))}` };
+  const tools = value['tools'];
+  if (!Array.isArray(tools) || tools.length > MAX_EDGE_TOOLS) return { ok: false, problem: `tools must be an array of at most ${MAX_EDGE_TOOLS}` };
+  for (const [index, tool] of tools.entries()) {
+    if (!isPlainObject(tool) || !isPlainObject(tool['listing']) || typeof tool['listing']['name'] !== 'string') return { ok: false, problem: `tools[${index}] has no listing with a name` };
+    if (!isPositive(tool['timeoutMs']) || !isPositive(tool['maxDurationMs'])) return { ok: false, problem: `tools[${index}] needs timeoutMs and maxDurationMs` };
+  }
+  return { ok: true, value: { t: 'announce', site, instance: value['instance'], tools: tools as unknown as EdgeTool[] } };
+}
+
+/** A message a hub published on this edge's calls channel. */
+export function parseEdgeBound(text: string): Parsed<EdgeBound> {
+  const value = parseJson(text);
+  if (!isPlainObject(value) || typeof value['id'] !== 'string') return { ok: false, problem: 'not a call or cancel' };
+  if (value['t'] === 'cancel') return { ok: true, value: { t: 'cancel', id: value['id'], reason: String(value['reason'] ?? 'cancelled') } };
+  if (value['t'] !== 'call' || typeof value['tool'] !== 'string' || !isPlainObject(value['arguments'])) return { ok: false, problem: 'a call needs a tool and arguments' };
+  const caller = isPlainObject(value['caller']) ? (value['caller'] as RelayedCaller) : {};
+  return {
+    ok: true,
+    value: {
+      t: 'call',
+      id: value['id'],
+      tool: value['tool'],
+      arguments: value['arguments'],
+      caller,
+      hub: String(value['hub'] ?? ''),
+      protocolVersion: String(value['protocolVersion'] ?? ''),
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isPositive(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
