@@ -197,10 +197,14 @@ export class TaskManager {
       if (isTerminal(record.status)) return { ended: 'cancelled' };
       if (record.status === 'input_required' && Object.keys(pendingRequests(record)).length === 0) {
         const answers = { ...record.inputResponses };
-        await this.options.store.transition(taskId, (current) => {
+        const resumed = await this.options.store.transition(taskId, (current) => {
+          if (current.status !== 'input_required') return undefined;
           const { inputRequests: _asked, inputResponses: _answered, ...rest } = current;
           return { ...rest, status: 'working', lastUpdatedAt: Date.now() };
         });
+        // A cancel written between the read and this write wins: its flow must not get another round.
+        if (!resumed) return { ended: 'gone' };
+        if (resumed.status !== 'working') return { ended: 'cancelled' };
         return { answers };
       }
       if (Date.now() >= deadline) return { ended: 'timeout' };

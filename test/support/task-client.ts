@@ -18,13 +18,15 @@ export class TaskClient {
     private readonly lastToolsCallResult: () => Record<string, any> | undefined,
   ) {}
 
-  static async connect(url: string, era: Era, options: { declareExtension?: boolean } = {}): Promise<TaskClient> {
+  /** `capabilities`: what else the client declares (on 2026-07-28 sent with every request), e.g. elicitation. */
+  static async connect(url: string, era: Era, options: { declareExtension?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<TaskClient> {
     const declare = options.declareExtension ?? true;
+    const extra = options.capabilities ?? {};
     const client = new Client(
       { name: 'task-test', version: '1.0.0' },
       {
         versionNegotiation: { mode: era === 'legacy' ? 'legacy' : 'auto' },
-        capabilities: era === 'modern' && declare ? ({ extensions: { [TASKS_EXTENSION]: {} } } as never) : {},
+        capabilities: (era === 'modern' && declare ? { ...extra, extensions: { [TASKS_EXTENSION]: {} } } : extra) as never,
       },
     );
     // The official client (2.4) has no tasks extension yet: it refuses a `resultType: "task"` answer to
@@ -64,6 +66,11 @@ export class TaskClient {
 
   get(taskId: string): Promise<Record<string, any>> {
     return this.client.request({ method: 'tasks/get', params: { taskId } } as never, anyResult);
+  }
+
+  /** 2026-07-28 `tasks/update`: answers to what an `input_required` task asked, keyed as it asked. */
+  update(taskId: string, inputResponses: Record<string, unknown>): Promise<Record<string, any>> {
+    return this.client.request({ method: 'tasks/update', params: { taskId, inputResponses } } as never, anyResult);
   }
 
   cancel(taskId: string): Promise<Record<string, any>> {

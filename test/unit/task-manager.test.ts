@@ -164,4 +164,45 @@ describe('TaskManager', () => {
     assert.deepEqual(runs.started, []);
     assert.equal(manager.runningCount, 0);
   });
+
+  const CITY = { method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: { type: 'object', properties: {} } } } as const;
+
+  it('hands the answers over once every question has one, and turns the task working again', async () => {
+    const { manager } = setup();
+    const runs = controlledRuns();
+    const record = await started(manager, 'alice', runs.run);
+    await manager.ask(record.taskId, { city: CITY, street: CITY });
+    await manager.answer(record.taskId, 'alice', { city: { action: 'decline' } });
+    assert.deepEqual(await manager.awaitAnswers(record.taskId, 1), { ended: 'timeout' }, 'one question is still open');
+    await manager.answer(record.taskId, 'alice', { street: { action: 'cancel' } });
+    assert.deepEqual(await manager.awaitAnswers(record.taskId, 1000), { answers: { city: { action: 'decline' }, street: { action: 'cancel' } } });
+    const resumed = await manager.get(record.taskId, 'alice');
+    assert.equal(resumed?.status, 'working');
+    assert.equal(resumed?.inputRequests, undefined);
+  });
+
+  it('does not resume a task whose cancel lands between reading its answers and taking them', async () => {
+    const store = new MemoryStore();
+    stores.push(store);
+    let cancelFirst = false;
+    // Another instance's tasks/cancel, written just before this instance's next write.
+    class CancelledMeanwhile extends TaskStore {
+      override async transition(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+        if (cancelFirst) {
+          cancelFirst = false;
+          await super.transition(taskId, (current) => ({ ...current, status: 'cancelled' }));
+        }
+        return super.transition(taskId, change);
+      }
+    }
+    const manager = new TaskManager({ store: new CancelledMeanwhile(store, 'tasks'), endpoint: '/mcp', limits: LIMITS, logger: silent, abandon: () => {} });
+    managers.push(manager);
+    const runs = controlledRuns();
+    const record = await started(manager, 'alice', runs.run);
+    await manager.ask(record.taskId, { city: CITY });
+    await manager.answer(record.taskId, 'alice', { city: { action: 'decline' } });
+    cancelFirst = true;
+    assert.deepEqual(await manager.awaitAnswers(record.taskId, 1000), { ended: 'cancelled' }, 'the flow gets no new round');
+    assert.equal((await manager.get(record.taskId, 'alice'))?.status, 'cancelled');
+  });
 });
