@@ -32,7 +32,7 @@ export type ExecutionOutcome =
   /** The flow asked the client for something (`mcp-tool-input`) instead of answering, in the round `executionId`. */
   | { readonly kind: 'input'; readonly ask: InputAsk; readonly executionId: string }
   /** `total` is set when the call hit its maximum total duration rather than its time limit. */
-  | { readonly kind: 'timeout'; readonly timeoutMs: number; readonly total?: true }
+  | { readonly kind: 'timeout'; readonly timeoutMs: number; readonly total?: true; /** The client, asked by the flow, did not answer in time. */ readonly client?: true }
   | { readonly kind: 'stopped'; readonly reason: string }
   /** `byClient` is set when the client cancelled the call; without it, the client hung up. */
   | { readonly kind: 'cancelled'; readonly byClient?: true };

@@ -735,7 +735,7 @@ export class McpEndpoint {
                   const answered = await tasks.awaitAnswers(taskId, Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0));
                   if ('answers' in answered) return { next: { round, inputResponses: answered.answers, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
                   this.options.onAbandoned?.(askingRound, answered.ended === 'timeout' ? 'timeout' : 'cancelled', { ...context, taskId });
-                  if (answered.ended === 'timeout') return { ended: { kind: 'timeout', timeoutMs: Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0) } };
+                  if (answered.ended === 'timeout') return { ended: { kind: 'timeout', timeoutMs: Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0), client: true } };
                   return { ended: { kind: 'cancelled', byClient: true } };
                 },
                 declared: tool.asks ?? NOTHING_DECLARED,
@@ -965,7 +965,7 @@ export class McpEndpoint {
         this.options.onAbandoned?.(executionId, asked.ended === 'cancelled' ? 'disconnected' : asked.ended, context);
         switch (asked.ended) {
           case 'timeout':
-            return { ended: { kind: 'timeout', timeoutMs: tool.timeoutMs } };
+            return { ended: { kind: 'timeout', timeoutMs: tool.timeoutMs, client: true } };
           case 'cancelled':
             return { ended: { kind: 'cancelled' } };
           case 'stopped':

@@ -24,6 +24,7 @@ export function invalidArgumentsResult(toolName: string, problems: readonly Sche
 export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcome, maxBytes: number): CallToolResult {
   switch (outcome.kind) {
     case 'timeout':
+      if (outcome.client) return toolError(`Tool "${tool.name}" asked the client a question that was not answered within ${formatSeconds(outcome.timeoutMs)}.`);
       return outcome.total
         ? toolError(`Tool "${tool.name}" did not finish within ${formatSeconds(outcome.timeoutMs)} (its maximum total duration).`)
         : toolError(`Tool "${tool.name}" did not answer within ${formatSeconds(outcome.timeoutMs)} (its time limit).`);
