@@ -24,6 +24,8 @@ export type AuditEvent =
       session?: string;
       /** A Try-it call from the editor: the Node-RED user, and whether endpoint groups were overridden. */
       editor?: { user: string | null; groupsOverridden?: true };
+      /** The edge site a relayed call went to. */
+      site?: string;
       durationMs: number;
     }
   | { event: 'mcp.resource_read'; outcome: string; resource: string; subject?: string; client?: string; session?: string; durationMs: number }
@@ -48,6 +50,7 @@ export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
     ...(call.caller.client ? { client: call.caller.client } : {}),
     ...(call.caller.session ? { session: call.caller.session } : {}),
     ...(call.caller.editor ? { editor: { ...call.caller.editor } } : {}),
+    ...(call.site ? { site: call.site } : {}),
     durationMs: Math.round(call.durationMs),
   };
 }

@@ -25,6 +25,8 @@ export interface ToolTelemetry {
    * (status `input_required`) counts the rounds so far.
    */
   readonly inputRounds: number;
+  /** The edge site a relayed tool's call went to; '' for the tools of this Node-RED. */
+  readonly site: string;
 }
 
 export function toolTelemetry(call: CallFinished): ToolTelemetry {
@@ -41,5 +43,6 @@ export function toolTelemetry(call: CallFinished): ToolTelemetry {
     scannedNodes: call.scannedNodes ?? 0,
     cached: call.cached ?? false,
     inputRounds: call.inputRounds ?? 0,
+    site: call.site ?? '',
   };
 }

@@ -25,7 +25,13 @@ describe('toolTelemetry', () => {
       scannedNodes: 0,
       cached: false,
       inputRounds: 0,
+      site: '',
     });
+  });
+
+  it('names the edge site a relayed call went to', () => {
+    const relayed = toolTelemetry({ endpoint: '/hub', tool: 'plant-a.open_valve', mode: 'flow', outcome: 'success', caller: {}, durationMs: 1, responseBytes: 10, site: 'plant-a' });
+    assert.equal(relayed.site, 'plant-a');
   });
 
   it('counts the rounds of questions a flow asked', () => {
