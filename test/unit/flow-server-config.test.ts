@@ -4,7 +4,8 @@ import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
 const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, ttlSeconds: 3600, maxResultKb: 1024 };
-const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS };
+const EDGE_DEFAULTS = { site: undefined, hubSites: [], naming: '{site}.{tool}', maxPendingPerSite: 32 };
+const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS, edges: EDGE_DEFAULTS };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
   let caught: unknown;
@@ -38,6 +39,7 @@ describe('parseFlowServerConfig', () => {
       maxStreams: 1_000,
       groups: ['a'],
       tasks: TASK_DEFAULTS,
+      edges: EDGE_DEFAULTS,
     });
   });
 
@@ -96,5 +98,18 @@ describe('parseFlowServerConfig', () => {
 
   it('returns a frozen result', () => {
     assert.ok(Object.isFrozen(parseFlowServerConfig({})));
+  });
+
+  it('reads edge relaying: the site an edge offers its tools under, and the sites a hub serves', () => {
+    const edges = parseFlowServerConfig({ edgeSite: ' plant-a ', hubSites: 'plant-b, plant-c plant-b', edgeNaming: '{tool}@{site}', maxPendingPerSite: '7' }).edges;
+    assert.deepEqual(edges, { site: 'plant-a', hubSites: ['plant-b', 'plant-c'], naming: '{tool}@{site}', maxPendingPerSite: 7 });
+  });
+
+  it('refuses site names and namings that could not name channels or tools', () => {
+    assertCode({ edgeSite: 'Plant A' }, 'invalid_edge_site');
+    assertCode({ edgeSite: 'plant:a' }, 'invalid_edge_site');
+    assertCode({ hubSites: 'plant-a, -b' }, 'invalid_hub_sites');
+    assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
+    assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
   });
 });
