@@ -46,13 +46,13 @@ import { clampResult } from './result-clamp.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { plainLegacyToolsListId, writePrebuiltList } from './prebuilt-tools-list.js';
 import type { Store } from '../storage/store.js';
-import { TaskManager, type TaskEnding, type TaskLimits } from '../tasks/task-manager.js';
-import { modernTask, legacyTask } from '../tasks/task-record.js';
+import { TaskManager, type TaskLimits } from '../tasks/task-manager.js';
 import { TaskStore } from '../tasks/task-store.js';
-import { declaresTasksExtension, missingTasksExtension, registerTaskHandlers, storageError, taskCapabilities, type Era } from './task-handlers.js';
+import { registerTaskHandlers, taskCapabilities, type Era } from './task-handlers.js';
 import type { InProcessResult, ToolDefinition } from './tool-definition.js';
 import type { RoundInput } from '../execution/broker.js';
-import { continueRounds, type AskDecision } from '../input/input-rounds.js';
+import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../input/input-rounds.js';
+import { runsAsTask, startToolTask } from './tool-tasks.js';
 import { MISSING_CLIENT_CAPABILITY, requiredCapabilities, type InputAsk, type InputKind } from '../input/input-requests.js';
 import { clientAnswersIn, LegacyInputRelay } from '../input/legacy-input-relay.js';
 import { RequestStateSealer, type StateBinding } from '../input/request-state.js';
@@ -174,9 +174,7 @@ interface Exchange {
   legacyStreamed?: boolean;
 }
 
-/** How often a flow may ask the client during one call, as the SDK's own default. */
-const MAX_INPUT_ROUNDS = 8;
-const NOTHING_DECLARED: ReadonlySet<InputKind> = new Set();
+
 
 /**
  * One MCP endpoint: the access check, the official SDK's Streamable HTTP handling (both protocol
@@ -657,115 +655,6 @@ export class McpEndpoint {
     return true;
   }
 
-  /**
-   * Whether this call runs as a task: the tool allows it and the client can poll for it (2026-07-28:
-   * the tasks extension declared on the request; 2025-11-25: the `task` parameter). A tool that
-   * requires a task refuses a client that cannot take one; on 2025-11-25 a client may not ask for a
-   * task of a tool that does not offer one (on 2026-07-28 the server alone decides, so it is ignored).
-   */
-  private runsAsTask(tool: ToolDefinition, era: Era, request: CallToolRequest, handlerCtx: ServerContext): boolean {
-    if (!this.tasks) return false;
-    const support = tool.taskSupport ?? 'forbidden';
-    if (era === 'modern') {
-      if (support === 'forbidden') return false;
-      if (declaresTasksExtension(handlerCtx)) return true;
-      if (support === 'required') throw missingTasksExtension(`tool "${tool.name}" runs only as a task, so it`);
-      return false;
-    }
-    const asked = (request.params as { task?: unknown }).task !== undefined;
-    if (asked && support === 'forbidden') {
-      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool "${tool.name}" does not run as a task: call it without the task parameter.`);
-    }
-    if (!asked && support === 'required') {
-      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool "${tool.name}" runs only as a task: call it with the task parameter.`);
-    }
-    return asked;
-  }
-
-  /**
-   * Stores the task, starts the flow on it and answers with the task at once. The flow keeps the
-   * executionId and answers whenever it is done; `report` is told once, when the task ends.
-   */
-  private async startTask(
-    server: Server,
-    era: Era,
-    tool: ToolDefinition,
-    args: Record<string, unknown>,
-    context: ExecutionContext,
-    caller: CallerIdentity,
-    roundInput: { readonly first: RoundInput | undefined; readonly clientCapabilities: Record<string, unknown> | undefined },
-    report: (outcome: CallOutcome, result: CallToolResult | undefined, bytes: number) => void,
-  ): Promise<Record<string, unknown>> {
-    const tasks = this.tasks!;
-    const taskBroker = this.taskBroker!;
-    const maxBytes = Math.min(tasks.limits.maxResultBytes, DEFAULTS.maxResultBytes);
-    const started = await tasks
-      .start({
-        owner: callerKey(caller),
-        tool: tool.name,
-        run: async (executionId, taskId) => {
-          const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
-            try {
-              return await taskBroker.begin({
-                // Every round keeps the task's executionId, so tasks/cancel reaches whichever round runs.
-                executionId,
-                toolName: tool.name,
-                arguments: args,
-                timeoutMs: tool.timeoutMs,
-                maxTotalMs: tool.maxDurationMs,
-                context: { ...context, taskId },
-                progressToken: false,
-                ...(input !== undefined ? { input } : {}),
-                ...(roundInput.clientCapabilities !== undefined ? { clientCapabilities: roundInput.clientCapabilities } : {}),
-              });
-            } catch (error) {
-              return { kind: 'stopped', reason: describeError(error) };
-            }
-          };
-          let outcome = await begin(roundInput.first);
-          if (outcome.kind === 'input') {
-            // On 2026-07-28 the task turns input_required and waits for tasks/update; a 2025-11-25
-            // task has no way to take questions, so its flow is told so at once.
-            const capabilities = roundInput.clientCapabilities;
-            outcome = (await continueRounds(
-              {
-                begin,
-                deliver: async (ask, round, askingRound) => {
-                  await tasks.ask(taskId, ask.requests);
-                  const answered = await tasks.awaitAnswers(taskId, Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0));
-                  if ('answers' in answered) return { next: { round, inputResponses: answered.answers, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
-                  this.options.onAbandoned?.(askingRound, answered.ended === 'timeout' ? 'timeout' : 'cancelled', { ...context, taskId });
-                  if (answered.ended === 'timeout') return { ended: { kind: 'timeout', timeoutMs: Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0), client: true } };
-                  return { ended: { kind: 'cancelled', byClient: true } };
-                },
-                declared: tool.asks ?? NOTHING_DECLARED,
-                ...(capabilities !== undefined ? { clientCan: (kind: InputKind) => canTake(capabilities, kind) } : {}),
-                ...(era === 'legacy' ? { cannotAsk: `Tool "${tool.name}" runs as a 2025-11-25 task, which cannot ask the client: answer with mcp-tool-response.` } : {}),
-                maxRounds: MAX_INPUT_ROUNDS,
-                what: `Tool "${tool.name}"`,
-              },
-              outcome,
-              roundInput.first,
-            )) as ExecutionOutcome;
-          }
-          // The same result a plain call would get: the task keeps it, or its text when the task failed.
-          const ending = taskEndingOf(outcome, server.projectCallToolResult(resultFromOutcome(tool, outcome, maxBytes), tool.outputSchema));
-          const result = ending.status === 'completed' ? ending.result : undefined;
-          const telemetry: CallOutcome = ending.status === 'completed' ? (ending.result.isError ? 'error' : 'success') : outcome.kind === 'answered' || outcome.kind === 'input' ? 'error' : outcome.kind;
-          report(telemetry, result, result && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0);
-          return ending;
-        },
-      })
-      .catch(storageError);
-    if ('refused' in started) {
-      const who = started.refused === 'caller_full' ? 'you already run' : 'the endpoint already runs';
-      throw new ProtocolError(SERVER_BUSY, `Server busy: ${who} ${started.limit} tasks on ${this.path}; retry when one has finished.`);
-    }
-    // The SDK checks every tools/call answer as a CallToolResult, which needs `content`; an empty one
-    // is what it adds itself on 2026-07-28. Clients that asked for a task read `task` (or `taskId`).
-    return era === 'modern' ? { resultType: 'task', ...modernTask(started, false) } : { content: [], task: legacyTask(started) };
-  }
-
   /** `clientRequestId` maps the id the server saw back to the one the client sent. */
   private createServer(era: Era, clientRequestId: (id: RequestId) => RequestId, hub?: LegacyExchangeHub): Server {
     const content = this.content;
@@ -884,10 +773,11 @@ export class McpEndpoint {
     }
     // A tool that asks before it becomes a task runs its first round as a plain call: its questions
     // come back as input_required, and the retry that brings the answers starts the task.
-    const asTask = this.runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
+    const asTask = this.tasks !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
     if (asTask) {
       const clientCapabilities = tool.asks && era === 'modern' ? declaredClientCapabilities(handlerCtx) : undefined;
-      return (await this.startTask(server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
+      const deps = { path: this.path, tasks: this.tasks, broker: this.taskBroker!, ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}), ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}) };
+      return (await startToolTask(deps, server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
         finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
         return result;
       })) as CallToolResult;
@@ -991,23 +881,6 @@ export class McpEndpoint {
 /** The per-request facts `handle` put where the SDK carries them to the handlers. */
 function exchangeOf(handlerCtx: ServerContext): Exchange | undefined {
   return handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
-}
-
-/** How a task's call ended, as its record says: a tool's own error still completes the task. */
-function taskEndingOf(outcome: ExecutionOutcome, result: CallToolResult): TaskEnding {
-  const text = () => String((result.content[0] as { text?: unknown } | undefined)?.text ?? 'The task failed.');
-  switch (outcome.kind) {
-    case 'answered':
-    case 'input':
-      return { status: 'completed', result };
-    case 'cancelled':
-      return { status: 'cancelled', statusMessage: 'Cancelled by the client.' };
-    case 'timeout':
-      // MCP keeps `failed` for JSON-RPC errors: -32001 is the request time-out the SDKs use.
-      return { status: 'failed', error: { code: -32001, message: text() } };
-    case 'stopped':
-      return { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: text() } };
-  }
 }
 
 /** The broker's name and arguments for a read, prompt or completion (what its log lines name). */
