@@ -88,7 +88,9 @@ export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok
 /** A message an edge published on one of its site's channels, checked before the hub believes any of it. */
 export function parseHubBound(text: string, site: string, kind: 'announce' | 'answers'): Parsed<HubBound> {
   const limit = kind === 'announce' ? MAX_ANNOUNCEMENT_BYTES : MAX_ANSWER_BYTES;
-  if (text.length > limit) return { ok: false, problem: `message of ${text.length} bytes is over the ${limit} bytes an edge may send` };
+  // Bytes, not characters: a message of multi-byte characters is up to three times longer in bytes.
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limit) return { ok: false, problem: `message of ${bytes} bytes is over the ${limit} bytes an edge may send` };
   const value = parseJson(text);
   if (!isPlainObject(value)) return { ok: false, problem: 'not a JSON object' };
   if (kind === 'answers') {

@@ -82,6 +82,10 @@ describe('messages an edge sends a hub', () => {
     };
     assert.ok(parseHubBound(big(MAX_ANSWER_BYTES), 'plant-a', 'answers').ok);
     assert.match(problemOf(parseHubBound(big(MAX_ANSWER_BYTES + 1), 'plant-a', 'answers')), /over the 1048576 bytes/);
+    // Counted in bytes: 400 000 three-byte characters are 1.2 MB, though fewer than a million characters.
+    const wide = JSON.stringify({ t: 'answer', id: 'abc', result: '€'.repeat(400_000) });
+    assert.ok(wide.length < MAX_ANSWER_BYTES);
+    assert.match(problemOf(parseHubBound(wide, 'plant-a', 'answers')), new RegExp(`^message of ${Buffer.byteLength(wide)} bytes is over the 1048576 bytes`));
   });
 });
 
