@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import type { StoreKey } from '../storage/store.js';
 
@@ -16,7 +17,11 @@ export const EDGE_HEARTBEAT_MS = 2_000;
 export const EDGE_STALE_MS = 3 * EDGE_HEARTBEAT_MS + 500;
 /** Limits on what an edge may send a hub: an edge is untrusted input. */
 export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;
-export const MAX_ANSWER_BYTES = 1024 * 1024;
+/**
+ * An edge clamps each result to DEFAULTS.maxResultBytes, as for a local call; the answer around it
+ * (type, call id) needs room too, or a result the edge accepted near the limit would be refused here.
+ */
+export const MAX_ANSWER_BYTES = DEFAULTS.maxResultBytes + 4 * 1024;
 export const MAX_EDGE_TOOLS = 200;
 
 export type ChannelKind = 'announce' | 'calls' | 'answers';

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
+import { MAX_ANSWER_BYTES } from '../../lib/edge/edge-protocol.js';
 import { answer, flowServer, oauthServer, oidcAuth, router, runtime, runtimeWithBaseUrl, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { connect, rawRequest, JSON_HEADERS, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
@@ -348,10 +349,10 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
       const held = client.callTool({ name: 'plant-a.hold', arguments: {} });
       await plantA.waitForOutput(/hold-started [0-9a-f]{32}/, sinceA);
       const id = /hold-started ([0-9a-f]{32})/.exec(plantA.output().slice(sinceA))![1]!;
-      await publish('plant-a', 'answers', { t: 'answer', id, result: { content: [{ type: 'text', text: 'x'.repeat(1024 * 1024 + 10) }] } });
+      await publish('plant-a', 'answers', { t: 'answer', id, result: { content: [{ type: 'text', text: 'x'.repeat(MAX_ANSWER_BYTES) }] } });
       const result = await held;
       assert.equal(result.isError, true);
-      assert.match(text(result), /^Site plant-a sent an answer the hub refused: message of \d+ bytes is over the 1048576 bytes an edge may send\.$/);
+      assert.match(text(result), new RegExp(`^Site plant-a sent an answer the hub refused: message of \\d+ bytes is over the ${MAX_ANSWER_BYTES} bytes an edge may send\\.$`));
       await hub.waitForOutput('an answer from site plant-a was refused: message of', sinceHub);
       // The edge's own answer, when it comes, finds nothing waiting.
       assert.equal(text(await client.callTool({ name: 'plant-a.release', arguments: {} })), 'ok');

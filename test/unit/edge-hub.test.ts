@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { setImmediate as flush } from 'node:timers/promises';
 import type { Logger } from '../../lib/core/logger.js';
 import { EdgeHub, type EdgeHubOptions } from '../../lib/edge/edge-hub.js';
-import { EDGE_HEARTBEAT_MS, EDGE_STALE_MS, siteChannel, type ChannelKind } from '../../lib/edge/edge-protocol.js';
+import { EDGE_HEARTBEAT_MS, EDGE_STALE_MS, MAX_ANSWER_BYTES, siteChannel, type ChannelKind } from '../../lib/edge/edge-protocol.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -246,12 +246,12 @@ describe('EdgeHub over the real MemoryStore', () => {
       open({ maxPendingPerSite: 1 });
       await announce('plant-a');
       hub.send(request(1), { site: 'plant-a', tool: 'x' }, {}, 'v');
-      await publish('plant-a', 'answers', JSON.stringify({ t: 'answer', id: id(1), result: 'r'.repeat(1024 * 1024) }));
+      await publish('plant-a', 'answers', JSON.stringify({ t: 'answer', id: id(1), result: 'r'.repeat(MAX_ANSWER_BYTES) }));
       assert.equal(delivered.length, 1);
       const [executionId, result] = delivered[0]! as [string, any];
       assert.equal(executionId, id(1));
       assert.equal(result.isError, true);
-      assert.match(result.content[0].text, /^Site plant-a sent an answer the hub refused: message of \d+ bytes is over the 1048576 bytes an edge may send\.$/);
+      assert.match(result.content[0].text, new RegExp(`^Site plant-a sent an answer the hub refused: message of \\d+ bytes is over the ${MAX_ANSWER_BYTES} bytes an edge may send\\.$`));
       assert.ok(warnings().some((line) => line.startsWith('warn an answer from site plant-a was refused')));
       hub.send(request(2), { site: 'plant-a', tool: 'x' }, {}, 'v');
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_ANNOUNCEMENT_BYTES, MAX_ANSWER_BYTES, MAX_EDGE_TOOLS, parseEdgeBound, parseHubBound, SITE_PATTERN, siteChannel } from '../../lib/edge/edge-protocol.js';
+import { DEFAULTS } from '../../lib/core/defaults.js';
 import { renderStoreKey } from '../../lib/storage/store-arguments.js';
 
 const tool = (name: string) => ({ listing: { name, inputSchema: { type: 'object' } }, timeoutMs: 30_000, maxDurationMs: 60_000 });
@@ -70,7 +71,7 @@ describe('messages an edge sends a hub', () => {
     assert.equal(problemOf(parseHubBound(padded(MAX_ANNOUNCEMENT_BYTES + 1), 'plant-a', 'announce')), `message of ${MAX_ANNOUNCEMENT_BYTES + 1} bytes is over the ${MAX_ANNOUNCEMENT_BYTES} bytes an edge may send`);
   });
 
-  it('accepts an answer of up to 1 MiB that names its call, and nothing else on the answers channel', () => {
+  it('accepts an answer that names its call, up to the size limit,, and nothing else on the answers channel', () => {
     assert.deepEqual(parseHubBound(JSON.stringify({ t: 'answer', id: 'abc', result: { content: [] } }), 'plant-a', 'answers'), { ok: true, value: { t: 'answer', id: 'abc', result: { content: [] } } });
     assert.match(problemOf(parseHubBound(JSON.stringify({ t: 'answer', result: 1 }), 'plant-a', 'answers')), /needs t "answer" and an id/);
     assert.match(problemOf(parseHubBound(JSON.stringify({ t: 'answer', id: 7 }), 'plant-a', 'answers')), /needs t "answer" and an id/);
@@ -81,11 +82,17 @@ describe('messages an edge sends a hub', () => {
       return JSON.stringify({ t: 'answer', id: 'abc', result: 'r'.repeat(size - base.length) });
     };
     assert.ok(parseHubBound(big(MAX_ANSWER_BYTES), 'plant-a', 'answers').ok);
-    assert.match(problemOf(parseHubBound(big(MAX_ANSWER_BYTES + 1), 'plant-a', 'answers')), /over the 1048576 bytes/);
+    assert.equal(problemOf(parseHubBound(big(MAX_ANSWER_BYTES + 1), 'plant-a', 'answers')), `message of ${MAX_ANSWER_BYTES + 1} bytes is over the ${MAX_ANSWER_BYTES} bytes an edge may send`);
+    // A result as large as an edge lets through (its clamp's limit) fits with the answer around it.
+    const largest = { content: [{ type: 'text', text: '' }] };
+    largest.content[0]!.text = 'r'.repeat(DEFAULTS.maxResultBytes - Buffer.byteLength(JSON.stringify(largest)));
+    assert.equal(Buffer.byteLength(JSON.stringify(largest)), DEFAULTS.maxResultBytes);
+    assert.ok(parseHubBound(JSON.stringify({ t: 'answer', id: 'f'.repeat(32), result: largest }), 'plant-a', 'answers').ok);
     // Counted in bytes: 400 000 three-byte characters are 1.2 MB, though fewer than a million characters.
     const wide = JSON.stringify({ t: 'answer', id: 'abc', result: '€'.repeat(400_000) });
+    assert.ok(Buffer.byteLength(wide) > MAX_ANSWER_BYTES);
     assert.ok(wide.length < MAX_ANSWER_BYTES);
-    assert.match(problemOf(parseHubBound(wide, 'plant-a', 'answers')), new RegExp(`^message of ${Buffer.byteLength(wide)} bytes is over the 1048576 bytes`));
+    assert.match(problemOf(parseHubBound(wide, 'plant-a', 'answers')), new RegExp(`^message of ${Buffer.byteLength(wide)} bytes is over the ${MAX_ANSWER_BYTES} bytes`));
   });
 });
 
