@@ -4,7 +4,8 @@ import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
 const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, ttlSeconds: 3600, maxResultKb: 1024 };
-const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS };
+const EDGE_DEFAULTS = { site: undefined, hubSites: [], naming: '{site}.{tool}', maxPendingPerSite: 32 };
+const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS, edges: EDGE_DEFAULTS };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
   let caught: unknown;
@@ -38,7 +39,27 @@ describe('parseFlowServerConfig', () => {
       maxStreams: 1_000,
       groups: ['a'],
       tasks: TASK_DEFAULTS,
+      edges: EDGE_DEFAULTS,
     });
+  });
+
+  it('reads the edge fields: a site to offer, sites to serve, naming and the per-site cap', () => {
+    assert.deepEqual(parseFlowServerConfig({ edgeSite: ' plant-a ', hubSites: 'plant-b, plant-c plant-b', edgeNaming: '{tool}@{site}', maxPendingPerSite: '4' }).edges, {
+      site: 'plant-a',
+      hubSites: ['plant-b', 'plant-c'],
+      naming: '{tool}@{site}',
+      maxPendingPerSite: 4,
+    });
+    assert.equal(parseFlowServerConfig({ edgeNaming: '' }).edges.naming, '{site}.{tool}');
+  });
+
+  it('refuses bad edge fields, naming the field', () => {
+    assertCode({ edgeSite: 'Plant A' }, 'invalid_edge_site');
+    assertCode({ edgeSite: 'a:b' }, 'invalid_edge_site');
+    assertCode({ hubSites: 'plant-a, plant*' }, 'invalid_hub_sites');
+    assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
+    assertCode({ edgeNaming: 'edge_{site}' }, 'invalid_edge_naming');
+    assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
   });
 
   it('reads the task limits, as the editor saves them or as numbers', () => {
