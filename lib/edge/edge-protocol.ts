@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server';
+import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import type { StoreKey } from '../storage/store.js';
 
@@ -16,7 +17,11 @@ export const EDGE_HEARTBEAT_MS = 2_000;
 export const EDGE_STALE_MS = 3 * EDGE_HEARTBEAT_MS + 500;
 /** Limits on what an edge may send a hub: an edge is untrusted input. */
 export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;
-export const MAX_ANSWER_BYTES = 1024 * 1024;
+/**
+ * An edge clamps each result to DEFAULTS.maxResultBytes, as for a local call; the answer around it
+ * (type, call id) needs room too, or a result the edge accepted near the limit would be refused here.
+ */
+export const MAX_ANSWER_BYTES = DEFAULTS.maxResultBytes + 4 * 1024;
 export const MAX_EDGE_TOOLS = 200;
 
 export type ChannelKind = 'announce' | 'calls' | 'answers';
@@ -88,7 +93,9 @@ export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok
 /** A message an edge published on one of its site's channels, checked before the hub believes any of it. */
 export function parseHubBound(text: string, site: string, kind: 'announce' | 'answers'): Parsed<HubBound> {
   const limit = kind === 'announce' ? MAX_ANNOUNCEMENT_BYTES : MAX_ANSWER_BYTES;
-  if (text.length > limit) return { ok: false, problem: `message of ${text.length} bytes is over the ${limit} bytes an edge may send` };
+  // Bytes, not characters: a message of multi-byte characters is up to three times longer in bytes.
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limit) return { ok: false, problem: `message of ${bytes} bytes is over the ${limit} bytes an edge may send` };
   const value = parseJson(text);
   if (!isPlainObject(value)) return { ok: false, problem: 'not a JSON object' };
   if (kind === 'answers') {

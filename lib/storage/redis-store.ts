@@ -204,7 +204,16 @@ export class RedisStore implements Store {
   }
 
   private resubscribe(subscriber: Redis, channels: string[]): void {
-    subscriber.subscribe(...channels).catch((error: unknown) => this.logger.debug(`redis subscribe failed (${redisErrorToken(error)})`));
+    // One SUBSCRIBE per channel: Redis refuses a whole SUBSCRIBE when its ACL forbids any one of the
+    // channels, and an edge's user may listen only to its own site's channels.
+    for (const channel of channels) {
+      subscriber.subscribe(channel).catch((error: unknown) => {
+        const token = redisErrorToken(error);
+        // A refusal (NOPERM) is a configuration problem no reconnect will fix: say which channel.
+        if (error instanceof Error && error.name === 'ReplyError') this.logger.warn(`redis refused a subscription to ${channel} (${token})`);
+        else this.logger.debug(`redis subscribe failed (${token})`);
+      });
+    }
   }
 
   private render(key: StoreKey): string {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -25,6 +25,12 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** Starts the server with `requirepass`; only possible with a spawned redis-server. */
   readonly password?: string;
+  /**
+   * ACL users, one `user ...` line each (as in an ACL file, without the leading `user `). They are
+   * written to an ACL file the server loads at every start, so they survive restart(). The default
+   * user stays open (no password, everything allowed) unless a line redefines `default`.
+   */
+  readonly aclUsers?: readonly string[];
 }
 
 const START_TIMEOUT_MS = 10_000;
@@ -40,10 +46,12 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     const external = process.env.REDIS_URL;
     if (!external) throw new Error('redis-server not found on PATH; install redis or set REDIS_URL');
     if (options.password !== undefined) throw new Error('a password-protected Redis needs redis-server on PATH');
+    if (options.aclUsers !== undefined) throw new Error('a Redis with ACL users needs redis-server on PATH');
     return externalServer(external);
   }
   const port = await freePort();
-  let child = await spawnRedis(binary, port, options.password);
+  const aclFile = options.aclUsers ? writeAclFile(options.aclUsers) : undefined;
+  let child = await spawnRedis(binary, port, options.password, aclFile);
   const stop = async () => {
     await stopChild(child);
   };
@@ -54,7 +62,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     stop,
     async restart() {
       await stop();
-      child = await spawnRedis(binary, port, options.password);
+      child = await spawnRedis(binary, port, options.password, aclFile);
     },
     freeze: () => void child.kill('SIGSTOP'),
     thaw: () => void child.kill('SIGCONT'),
@@ -69,9 +77,18 @@ function externalServer(url: string): RedisServer {
   return { url, port: Number(new URL(url).port || 6379), controllable: false, stop: refuse, restart: refuse, freeze: refuseNow, thaw: refuseNow };
 }
 
-async function spawnRedis(binary: string, port: number, password: string | undefined): Promise<ChildProcess> {
+function writeAclFile(users: readonly string[]): string {
+  const lines = users.map((line) => `user ${line}`);
+  if (!users.some((line) => line.startsWith('default '))) lines.unshift('user default on nopass ~* &* +@all');
+  const file = join(mkdtempSync(join(tmpdir(), 'redis-acl-')), 'users.acl');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+async function spawnRedis(binary: string, port: number, password: string | undefined, aclFile: string | undefined): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()];
   if (password !== undefined) args.push('--requirepass', password);
+  if (aclFile !== undefined) args.push('--aclfile', aclFile);
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {

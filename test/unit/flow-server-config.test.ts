@@ -43,6 +43,25 @@ describe('parseFlowServerConfig', () => {
     });
   });
 
+  it('reads the edge fields: a site to offer, sites to serve, naming and the per-site cap', () => {
+    assert.deepEqual(parseFlowServerConfig({ edgeSite: ' plant-a ', hubSites: 'plant-b, plant-c plant-b', edgeNaming: '{tool}@{site}', maxPendingPerSite: '4' }).edges, {
+      site: 'plant-a',
+      hubSites: ['plant-b', 'plant-c'],
+      naming: '{tool}@{site}',
+      maxPendingPerSite: 4,
+    });
+    assert.equal(parseFlowServerConfig({ edgeNaming: '' }).edges.naming, '{site}.{tool}');
+  });
+
+  it('refuses bad edge fields, naming the field', () => {
+    assertCode({ edgeSite: 'Plant A' }, 'invalid_edge_site');
+    assertCode({ edgeSite: 'a:b' }, 'invalid_edge_site');
+    assertCode({ hubSites: 'plant-a, plant*' }, 'invalid_hub_sites');
+    assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
+    assertCode({ edgeNaming: 'edge_{site}' }, 'invalid_edge_naming');
+    assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
+  });
+
   it('reads the task limits, as the editor saves them or as numbers', () => {
     assert.deepEqual(parseFlowServerConfig({ maxTasks: '50', maxTasksPerCaller: 5, taskTtl: '600', maxTaskResultKb: '64' }).tasks, {
       maxTasks: 50,

@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { setImmediate as flush } from 'node:timers/promises';
+import type { Logger } from '../../lib/core/logger.js';
+import { EdgeAgent } from '../../lib/edge/edge-agent.js';
+import { EdgeHub } from '../../lib/edge/edge-hub.js';
+import { EDGE_HEARTBEAT_MS, siteChannel, type CallMessage } from '../../lib/edge/edge-protocol.js';
+import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
+import { parseToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
+import { MemoryStore } from '../../lib/storage/memory-store.js';
+
+const declared = (name: string, timeout = '30') => parseToolConfig({ toolName: name, description: `tool ${name}`, inputSchema: '{"type":"object"}', endpoint: '/edge', timeout });
+const call = (id: string, tool = 'x'): CallMessage => ({ t: 'call', id, tool, arguments: {}, caller: { subject: 's' }, hub: '/hub', protocolVersion: '2025-11-25' });
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const write = (level: string) => (message: string) => lines.push(`${level} ${message}`);
+  return { lines, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') } as Logger & { lines: string[] };
+}
+
+describe('EdgeAgent over the real MemoryStore', () => {
+  let store: MemoryStore;
+  let logger: ReturnType<typeof recordingLogger>;
+  let agent: EdgeAgent | undefined;
+  let announced: any[];
+  let answers: any[];
+  let ran: CallMessage[];
+  let withdrawn: string[];
+  let catalog: ToolCatalog;
+  /** Set by a test to hold runs open; each run resolves with what the test passes. */
+  let runs: Array<(result: unknown) => void>;
+
+  const open = () =>
+    (agent = new EdgeAgent({
+      store,
+      site: 'plant-a',
+      logger,
+      catalog: () => catalog,
+      run: (message) => {
+        ran.push(message);
+        return new Promise((resolve) => runs.push(resolve));
+      },
+      withdraw: (executionId) => withdrawn.push(executionId),
+    }));
+  const send = async (message: unknown) => {
+    await store.publish(siteChannel('plant-a', 'calls'), typeof message === 'string' ? message : JSON.stringify(message));
+    await flush();
+  };
+
+  beforeEach(() => {
+    store = new MemoryStore();
+    logger = recordingLogger();
+    announced = [];
+    answers = [];
+    ran = [];
+    withdrawn = [];
+    runs = [];
+    catalog = new ToolCatalog([declared('x'), declared('y', '5')]);
+    store.subscribe(siteChannel('plant-a', 'announce'), (text) => announced.push(JSON.parse(text)));
+    store.subscribe(siteChannel('plant-a', 'answers'), (text) => answers.push(JSON.parse(text)));
+  });
+  afterEach(async () => {
+    await agent?.close();
+    agent = undefined;
+    mock.timers.reset();
+    await store.close();
+  });
+
+  it("announces the endpoint's tools at once and on every heartbeat, with their time limits", async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    open();
+    await flush();
+    assert.equal(announced.length, 1);
+    const [first] = announced;
+    assert.equal(first.t, 'announce');
+    assert.equal(first.site, 'plant-a');
+    assert.equal(first.instance, agent!.instance);
+    assert.deepEqual(first.tools.map((tool: any) => [tool.listing.name, tool.timeoutMs]), [['x', 30_000], ['y', 5_000]]);
+    mock.timers.tick(EDGE_HEARTBEAT_MS);
+    mock.timers.tick(EDGE_HEARTBEAT_MS);
+    await flush();
+    assert.equal(announced.length, 3);
+  });
+
+  it('keeps in-process tools (get_flow) off the announcement', async () => {
+    const inProcess: ToolDefinition = { ...declared('get_flow'), runInProcess: async () => ({ result: { content: [] } }) };
+    catalog = new ToolCatalog([declared('x'), inProcess]);
+    open();
+    await flush();
+    assert.deepEqual(announced[0].tools.map((tool: any) => tool.listing.name), ['x']);
+  });
+
+  it('runs each call id once, however often it is delivered, and publishes its answer', async () => {
+    open();
+    await send(call('c1'));
+    await send(call('c1'));
+    await send(call('c2'));
+    assert.deepEqual(ran.map((message) => message.id), ['c1', 'c2']);
+    runs[0]!({ content: [{ type: 'text', text: 'one' }] });
+    await flush();
+    await flush();
+    assert.deepEqual(answers, [{ t: 'answer', id: 'c1', result: { content: [{ type: 'text', text: 'one' }] } }]);
+    // Answered already: a redelivery is still not run again.
+    await send(call('c1'));
+    assert.equal(ran.length, 2);
+  });
+
+  it('passes a cancel on, and publishes nothing for a call that ended unanswered', async () => {
+    open();
+    await send(call('c1'));
+    await send({ t: 'cancel', id: 'c1', reason: 'cancelled' });
+    assert.deepEqual(withdrawn, ['c1']);
+    runs[0]!(undefined);
+    await flush();
+    await flush();
+    assert.deepEqual(answers, []);
+  });
+
+  it('ignores (and logs) what is not a call or a cancel', async () => {
+    open();
+    await send('not json');
+    await send({ t: 'call', id: 'c1' });
+    assert.deepEqual(ran, []);
+    assert.ok(logger.lines.some((line) => line.startsWith('warn a message on the calls channel of site plant-a was ignored')), logger.lines.join('\n'));
+  });
+
+  it('says goodbye when closed and stops listening', async () => {
+    open();
+    await flush();
+    const instance = agent!.instance;
+    await agent!.close();
+    await flush();
+    assert.deepEqual(announced.at(-1), { t: 'bye', site: 'plant-a', instance });
+    await send(call('after-close'));
+    assert.deepEqual(ran, []);
+  });
+
+  it('serves a hub end to end: the hub lists, sends, and settles with the edge answer', async () => {
+    const delivered: Array<[string, unknown]> = [];
+    const hub = new EdgeHub({
+      store,
+      sites: ['plant-a'],
+      naming: '{site}.{tool}',
+      maxPendingPerSite: 4,
+      endpoint: '/hub',
+      logger,
+      onToolsChanged: () => undefined,
+      deliver: (executionId, result) => (delivered.push([executionId, result]), 'settled'),
+      failSite: () => undefined,
+    });
+    try {
+      open();
+      await flush();
+      await flush();
+      assert.deepEqual(hub.tools().map((tool) => tool.name), ['plant-a.x', 'plant-a.y']);
+      hub.send({ executionId: 'e1', toolName: 'plant-a.x', arguments: { a: 1 } }, { site: 'plant-a', tool: 'x' }, { email: 'u@example.test' }, '2026-07-28');
+      await flush();
+      await flush();
+      assert.deepEqual(ran, [{ t: 'call', id: 'e1', tool: 'x', arguments: { a: 1 }, caller: { email: 'u@example.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]);
+      runs[0]!('done');
+      await flush();
+      await flush();
+      assert.deepEqual(delivered, [['e1', 'done']]);
+      await agent!.close();
+      await flush();
+      assert.deepEqual(hub.tools(), []);
+    } finally {
+      hub.close();
+    }
+  });
+});
