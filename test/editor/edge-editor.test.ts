@@ -1,0 +1,164 @@
+// The mcp-flow-server dialog's "Edge relaying" section in the real Node-RED editor (packed palette,
+// headless Chromium): an endpoint saved before edge relaying loads valid with the section closed, each
+// field refuses what parseFlowServerConfig refuses with the catalog's words, the sites need a storage
+// (and a memory one is called out), and what was typed is what the node saves.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
+import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
+import { catalogKey, McpPaletteError } from '../../lib/core/errors.js';
+import { catalogFile } from '../support/editor-dialogs.js';
+import { cancelOpenDialogs, openNodeDialog, WAIT } from '../support/editor-page.js';
+import { flowServer, runtime, storage, tab, TAB } from '../support/flows.js';
+import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
+import { freePort } from '../support/ports.js';
+
+declare const RED: any;
+
+const SERVER = 'ed9e000000000001';
+const RUNTIME = 'ed9e000000000002';
+const MEMORY = 'ed9e000000000003';
+const REDIS = 'ed9e000000000004';
+const skip = chromiumMissing();
+const text = catalogFile('en-US', 'mcp-flow-server');
+const say = (key: string, params: Record<string, string> = {}) =>
+  Object.entries(params).reduce((line, [name, value]) => line.replace(`__${name}__`, value), text.get(key)!);
+
+describe('Node-RED editor: edge relaying on mcp server', () => {
+  let nodeRed: NodeRedProcess | undefined;
+  let session: EditorBrowser | undefined;
+  const page = () => session!.page;
+
+  before(async () => {
+    if (skip) return;
+    const port = await freePort();
+    // The Redis storage is never reached here (the editor only reads its mode); its URL is a closed port.
+    const flow = [tab(), runtime(RUNTIME, port), flowServer(SERVER, { runtime: RUNTIME }), storage(MEMORY, 'memory'), storage(REDIS, 'redis', 'MCP_EDGE_EDITOR_REDIS_URL')];
+    nodeRed = await startNodeRed(flow, { env: { MCP_EDGE_EDITOR_REDIS_URL: 'redis://127.0.0.1:1' } });
+    session = await launchEditorBrowser();
+    await openEditor(session.page, nodeRed.adminUrl, { nodeId: SERVER, paletteType: 'mcp-flow-server' });
+  });
+
+  after(async () => {
+    if (session) await cancelOpenDialogs(session.page);
+    await session?.close();
+    await nodeRed?.stop();
+  });
+
+  it('accepts an endpoint saved before edge relaying, and checks each field as the runtime does', { skip }, async () => {
+    const p = page();
+    const old = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { edgeSite: node.edgeSite, hubSites: node.hubSites, valid: node.valid, tab: node.z };
+    }, SERVER);
+    assert.deepEqual(old, { edgeSite: undefined, hubSites: undefined, valid: true, tab: TAB });
+
+    // Each value as the runtime judges it: accepted (true), or the catalog text of its failure code.
+    const FIELDS = {
+      edgeSite: [undefined, '', 'plant-a', ' plant-a ', 'Plant-A', '-a', 'a'.repeat(32), 'a'.repeat(33), 'plant_a'],
+      hubSites: [undefined, '', 'plant-a, plant-b', 'plant-a plant-b,, plant-c', 'plant-a, Plant-B', 'a'.repeat(33)],
+      edgeNaming: [undefined, '', '{site}.{tool}', '{tool}@{site}', '{tool}', '{site}', `{site}.{tool}${'x'.repeat(51)}`, `{site}.{tool}${'x'.repeat(52)}`],
+      maxPendingPerSite: [undefined, '', '1', 32, '10000', '0', '10001', '2.5', 'eight'],
+    };
+    const runtimeVerdict = (field: string, value: unknown) => {
+      try {
+        parseFlowServerConfig({ [field]: value });
+        return true;
+      } catch (error) {
+        assert.ok(error instanceof McpPaletteError);
+        return say(`errors.${catalogKey(error.code)}`);
+      }
+    };
+    const expected = Object.fromEntries(Object.entries(FIELDS).map(([field, values]) => [field, values.map((value) => runtimeVerdict(field, value))]));
+    // The runtime refuses something of every field, so the comparison below can fail.
+    for (const verdicts of Object.values(expected)) assert.ok(verdicts.includes(true) && verdicts.some((verdict) => verdict !== true));
+
+    const editor = await p.evaluate((fields) => {
+      const defaults = RED.nodes.getType('mcp-flow-server').defaults;
+      // A node outside the dialog is judged by what it saved, as on import and deploy.
+      const check = (field: string, value: unknown, self: object) => defaults[field].validate.call(self, value, {});
+      const verdicts = Object.fromEntries(Object.entries(fields).map(([field, values]) => [field, values.map((value) => check(field, value, { storage: 'ed9e000000000003' }))]));
+      return { verdicts, siteWithoutStorage: check('edgeSite', 'plant-a', {}), sitesWithoutStorage: check('hubSites', 'plant-a', {}) };
+    }, FIELDS);
+    assert.deepEqual(editor.verdicts, expected);
+    // The runtime takes sites without a storage and relays nothing; the editor says so.
+    assert.equal(editor.siteWithoutStorage, say('errors.edgeNeedsStorage'));
+    assert.equal(editor.sitesWithoutStorage, say('errors.edgeNeedsStorage'));
+  });
+
+  it('opens the section closed, marks bad values and a missing storage, and saves what was typed', { skip }, async () => {
+    const p = page();
+    const section = p.locator('#mcp-flow-server-edge-section');
+    const summary = p.locator('#mcp-flow-server-edge-summary');
+    const warning = p.locator('#mcp-flow-server-edge-warning');
+    const marked = (field: string) => p.locator(`#node-input-${field}.input-error`);
+    const type = async (field: string, value: string) => {
+      await p.locator(`#node-input-${field}`).fill(value);
+      await p.locator(`#node-input-${field}`).dispatchEvent('change');
+    };
+
+    await openNodeDialog(p, SERVER, '#node-input-serverName');
+    assert.equal(await section.isVisible(), false, 'closed while nothing is set');
+    assert.equal((await summary.innerText()).trim(), say('tip.edgeOff'));
+    await p.locator('#mcp-flow-server-edge-toggle').click(WAIT);
+    await section.waitFor({ state: 'visible', ...WAIT });
+    // An old node shows the defaults the runtime would use.
+    assert.equal(await p.locator('#node-input-edgeNaming').inputValue(), '');
+    assert.equal(await p.locator('#node-input-edgeNaming').getAttribute('placeholder'), '{site}.{tool}');
+
+    await type('edgeSite', 'Plant A');
+    await marked('edgeSite').waitFor({ state: 'attached', ...WAIT });
+    // A good name without a storage is still marked, and the section says why.
+    await type('edgeSite', 'plant-a');
+    await warning.waitFor({ state: 'visible', ...WAIT });
+    assert.equal((await warning.innerText()).trim(), say('errors.edgeNeedsStorage'));
+    assert.equal(await marked('edgeSite').count(), 1);
+    // A memory storage relays only inside this process: allowed, and said so.
+    await p.locator('#node-input-storage').selectOption(MEMORY);
+    await marked('edgeSite').waitFor({ state: 'detached', ...WAIT });
+    assert.equal((await warning.innerText()).trim(), say('tip.edgeMemoryStorage'));
+    await p.locator('#node-input-storage').selectOption(REDIS);
+    await warning.waitFor({ state: 'hidden', ...WAIT });
+
+    await type('hubSites', 'plant-b, Plant_C');
+    await marked('hubSites').waitFor({ state: 'attached', ...WAIT });
+    await type('hubSites', 'plant-b plant-c');
+    await marked('hubSites').waitFor({ state: 'detached', ...WAIT });
+    await type('edgeNaming', '{tool}');
+    await marked('edgeNaming').waitFor({ state: 'attached', ...WAIT });
+    await type('edgeNaming', '{site}_{tool}');
+    await marked('edgeNaming').waitFor({ state: 'detached', ...WAIT });
+    await type('maxPendingPerSite', '0');
+    await marked('maxPendingPerSite').waitFor({ state: 'attached', ...WAIT });
+    await type('maxPendingPerSite', '8');
+    await marked('maxPendingPerSite').waitFor({ state: 'detached', ...WAIT });
+
+    await p.locator('#node-dialog-ok').click(WAIT);
+    await section.waitFor({ state: 'detached', ...WAIT });
+    const saved = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { edgeSite: node.edgeSite, hubSites: node.hubSites, edgeNaming: node.edgeNaming, maxPendingPerSite: node.maxPendingPerSite, storage: node.storage, valid: node.valid };
+    }, SERVER);
+    assert.deepEqual(saved, { edgeSite: 'plant-a', hubSites: 'plant-b plant-c', edgeNaming: '{site}_{tool}', maxPendingPerSite: '8', storage: REDIS, valid: true });
+
+    // Reopened, the section is open (something is set) and its summary names both roles.
+    await openNodeDialog(p, SERVER, '#node-input-serverName');
+    await section.waitFor({ state: 'visible', ...WAIT });
+    assert.equal(await summary.isVisible(), false);
+    await p.locator('#mcp-flow-server-edge-toggle').click(WAIT);
+    await section.waitFor({ state: 'hidden', ...WAIT });
+    assert.equal((await summary.innerText()).trim(), `${say('tip.edgeOffers', { site: 'plant-a' })} ${say('tip.edgeServes', { sites: 'plant-b, plant-c' })}`);
+    // Taking the storage away makes the saved sites invalid (the runtime would relay nothing).
+    await p.locator('#node-input-storage').selectOption('_ADD_');
+    await marked('edgeSite').waitFor({ state: 'attached', ...WAIT });
+    assert.equal(await marked('hubSites').count(), 1);
+    await cancelOpenDialogs(p);
+
+    await p.evaluate(() => RED.history.pop());
+    const restored = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      return { edgeSite: node.edgeSite, hubSites: node.hubSites, valid: node.valid, dirty: RED.nodes.dirty() };
+    }, SERVER);
+    assert.deepEqual(restored, { edgeSite: undefined, hubSites: undefined, valid: true, dirty: false });
+  });
+});

@@ -1,0 +1,104 @@
+// examples/edge-hub.json and examples/edge-site.json deployed as a user imports them (runtime ports
+// moved, both in one Node-RED for the test) with a real Redis named by MCP_REDIS_URL: the hub serves
+// its own tool and, relayed through Redis, the edge's open_valve, whose flow logs the hub endpoint
+// the call came through. Redis going away withdraws the edge tool while the hub's own tool keeps
+// working, and its return brings the edge tool back. Without MCP_REDIS_URL the hub endpoint does not
+// start and says why.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { exampleFlow } from '../support/flows.js';
+import { connect, waitForEndpoint } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
+import { freePort } from '../support/ports.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+
+const EDGE_TOOL = 'plant-a.open_valve';
+const HUB_SERVER = '8e1d5a0c3b7f2a03';
+
+/** Asks tools/list until `wanted` says yes; edges announce every 2 s and are forgotten after 6.5 s. */
+async function untilTools(client: Client, wanted: (names: string[]) => boolean, what: string): Promise<string[]> {
+  let names: string[] = [];
+  for (let attempt = 0; attempt < 150; attempt += 1) {
+    names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    if (wanted(names)) return names;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${what}; the hub lists ${names.join(', ')}`);
+}
+
+describe(`the edge-hub and edge-site examples on ${nodeRedPackage}`, () => {
+  let redis: RedisServer;
+  let nodeRed: NodeRedProcess;
+  let hubUrl = '';
+
+  before(async () => {
+    redis = await startRedis();
+    const [hubPort, edgePort] = [await freePort(), await freePort()];
+    nodeRed = await startNodeRed([...exampleFlow(hubPort, 'edge-hub.json'), ...exampleFlow(edgePort, 'edge-site.json')], { env: { MCP_REDIS_URL: redis.url } });
+    hubUrl = `http://127.0.0.1:${hubPort}/plant`;
+    await waitForEndpoint(hubUrl);
+  });
+  after(async () => {
+    await nodeRed?.stop();
+    await redis?.stop();
+  });
+
+  it('serves the edge tool on the hub next to its own, and the edge flow logs the hub endpoint', async () => {
+    const client = await connect(hubUrl, 'modern');
+    try {
+      assert.deepEqual(await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool never appeared'), [EDGE_TOOL, 'shift_note']);
+      const since = nodeRed.output().length;
+      const opened = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V2', percent: 40 } });
+      assert.deepEqual(opened.content, [{ type: 'text', text: 'Valve V2 of press line A is open at 40 %.' }]);
+      await nodeRed.waitForOutput('open_valve V2 to 40 % for a local client via hub endpoint /plant', since);
+      // Refused on the hub by the edge tool's own schema: the edge flow never runs.
+      const refused = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V9', percent: 40 } });
+      assert.equal(refused.isError, true);
+      const noted = await client.callTool({ name: 'shift_note', arguments: { note: 'press A warmed up' } });
+      assert.deepEqual(noted.content, [{ type: 'text', text: 'Noted (1 this shift).' }]);
+      assert.doesNotMatch(nodeRed.output().slice(since), /open_valve V9/);
+      assert.doesNotMatch(nodeRed.output().slice(since), /\[(error|warn)\]/, 'the examples log no error or warning');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('withdraws the edge tool while Redis is away, keeps serving the hub\'s own tool, and relays again when Redis is back', async () => {
+    const client = await connect(hubUrl, 'modern');
+    try {
+      await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool was not listed');
+      const since = nodeRed.output().length;
+      await redis.stop();
+      await nodeRed.waitForOutput('redis storage unreachable', since);
+      assert.deepEqual(await untilTools(client, (names) => !names.includes(EDGE_TOOL), 'the edge tool stayed listed without Redis'), ['shift_note']);
+      await nodeRed.waitForOutput(/site plant-a stopped answering .*withdrawn from \/plant/, since);
+      const noted = await client.callTool({ name: 'shift_note', arguments: { note: 'Redis is down' } });
+      assert.equal(noted.isError, undefined);
+
+      await redis.restart();
+      await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool did not come back with Redis');
+      const opened = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V1', percent: 0 } });
+      assert.deepEqual(opened.content, [{ type: 'text', text: 'Valve V1 of press line A is open at 0 %.' }]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe(`the edge-hub example without MCP_REDIS_URL on ${nodeRedPackage}`, () => {
+  let nodeRed: NodeRedProcess;
+  after(async () => nodeRed?.stop());
+
+  it('does not start the hub endpoint and says its storage is not configured', async () => {
+    nodeRed = await startNodeRed(exampleFlow(await freePort(), 'edge-hub.json'), { env: { MCP_REDIS_URL: '' } });
+    const failed = /\[error\] \[mcp-flow-server:[^\]]*\] (.+)/;
+    await nodeRed.waitForOutput(failed);
+    const response = await fetch(`${nodeRed.adminUrl}/mcp-sidebar/endpoints`);
+    const { endpoints } = (await response.json()) as { endpoints: Array<{ id: string; state: string; lastError?: { message: string } }> };
+    const hub = endpoints.find((entry) => entry.id === HUB_SERVER);
+    assert.equal(hub?.state, 'failed');
+    assert.equal(hub?.lastError?.message, failed.exec(nodeRed.output())?.[1]);
+    assert.match(hub?.lastError?.message ?? '', /storage/i);
+  });
+});
