@@ -91,10 +91,16 @@ export class EdgeHub {
     const message: CallMessage = { t: 'call', id: request.executionId, tool: target.tool, arguments: request.arguments, caller: who, hub: this.options.endpoint, protocolVersion };
     site.pending += 1;
     this.pending.set(request.executionId, target.site);
-    this.options.store.publish(siteChannel(target.site, 'calls'), JSON.stringify(message)).catch((error: unknown) => {
+    const fail = (why: string) => {
       if (!this.release(request.executionId)) return;
-      this.options.deliver(request.executionId, { content: [{ type: 'text', text: `Site ${target.site} could not be reached: ${describeError(error)}.` }], isError: true });
-    });
+      this.options.deliver(request.executionId, { content: [{ type: 'text', text: `Site ${target.site} could not be reached: ${why}.` }], isError: true });
+    };
+    this.options.store.publish(siteChannel(target.site, 'calls'), JSON.stringify(message)).then(
+      // The site announces on another connection than it listens for calls on: it can look alive while
+      // nobody would run the call (right after a Redis restart, or an ACL that forbids its calls channel).
+      (listeners) => (listeners === 0 ? fail('nobody is listening for its calls right now; retry shortly') : undefined),
+      (error: unknown) => fail(describeError(error)),
+    );
   }
 
   /** The hub gave up on a call (time-out, client cancel, stop): the edge learns it and drops its answer. */
@@ -105,8 +111,10 @@ export class EdgeHub {
     this.options.store.publish(siteChannel(site, 'calls'), JSON.stringify(message)).catch(() => undefined);
   }
 
+  /** Withdraws every call still pending (the hub endpoint stops or is redeployed), then stops listening. */
   close(): void {
     clearInterval(this.staleTimer);
+    for (const executionId of [...this.pending.keys()]) this.withdraw(executionId, 'stopped');
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.sites.clear();
     this.pending.clear();

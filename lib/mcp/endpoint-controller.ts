@@ -173,6 +173,12 @@ export class EndpointController {
     const { settings, runtime, logger } = this.options;
     this.report({ state: 'starting' });
     try {
+      const { site, hubSites } = settings.edges;
+      // Edge relaying crosses Node-RED processes only through the endpoint's own storage: without one
+      // the fields would be ignored, and a hub would serve no edge tools without saying why.
+      if ((site !== undefined || hubSites.length > 0) && !this.options.edgeStore) {
+        throw new McpPaletteError('edge_needs_storage', 'edge relaying needs the endpoint to have a storage (Redis)');
+      }
       this.access = await resolveAccess(settings, runtime, this.options.site, this.options.access);
       const endpoint = new McpEndpoint({
         serverName: settings.serverName,

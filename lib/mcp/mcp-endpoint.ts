@@ -159,6 +159,8 @@ export type UpdateDelivery = 'sent' | 'unwatched' | 'unknown';
 
 /** The SDK's options take a mutable array; one copy serves every exchange and server (never per request). */
 const LEGACY_VERSIONS_OPTION: string[] = [...LEGACY_PROTOCOL_VERSIONS];
+/** How much longer an edge lets a relayed call run than the hub that relayed it waits. */
+const RELAY_GRACE_MS = 1_000;
 /** JSON-RPC code MCP servers use for "server busy"; the transport reserves -32000..-32099. */
 export const SERVER_BUSY = -32000;
 /** Per-request facts the SDK carries through untouched from `handle` to the tool handler. */
@@ -511,7 +513,10 @@ export class McpEndpoint {
     };
     let outcome: ExecutionOutcome;
     try {
-      outcome = await this.broker.begin({ executionId: call.id, toolName: call.tool, arguments: call.arguments, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, context });
+      // A second more than the hub allows: the hub gives up first and withdraws the call, so the flow
+      // hears `cancelled` (not a time-out of its own) and sends no answer the hub would drop.
+      const grace = RELAY_GRACE_MS;
+      outcome = await this.broker.begin({ executionId: call.id, toolName: call.tool, arguments: call.arguments, timeoutMs: tool.timeoutMs + grace, maxTotalMs: (tool.maxDurationMs ?? tool.timeoutMs) + grace, context });
     } catch (error) {
       if (error instanceof CapacityError) return toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`);
       throw error;

@@ -106,10 +106,10 @@ export class MemoryStore implements Store {
     this.entries.delete(this.prepare(key));
   }
 
-  async publish(channel: StoreKey, message: string): Promise<void> {
+  async publish(channel: StoreKey, message: string): Promise<number> {
     assertValue(message);
     const listeners = this.channels.get(this.prepare(channel));
-    if (!listeners) return;
+    if (!listeners) return 0;
     // Delivered after the publisher's own step, as a Redis subscriber hears it: never re-entrantly.
     const snapshot = [...listeners];
     queueMicrotask(() => {
@@ -121,6 +121,7 @@ export class MemoryStore implements Store {
         }
       }
     });
+    return snapshot.length;
   }
 
   subscribe(channel: StoreKey, listener: (message: string) => void): () => void {

@@ -1,3 +1,4 @@
+import { LogThrottle } from '../core/log-throttle.js';
 import { Redis, type RedisOptions } from 'ioredis';
 import { McpPaletteError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -75,6 +76,7 @@ export class RedisStore implements Store {
   private readonly password: string | undefined;
   /** A second connection, opened with the first subscription: a subscribed Redis connection runs nothing else. */
   private subscriber: Redis | undefined;
+  private readonly refusedLog = new LogThrottle(60_000);
   private readonly channels = new Map<string, Set<(message: string) => void>>();
 
   constructor(options: RedisStoreOptions) {
@@ -139,10 +141,10 @@ export class RedisStore implements Store {
     return Number(await this.run(() => this.scripts.mcpIncrement(rendered, ttlSeconds)));
   }
 
-  async publish(channel: StoreKey, message: string): Promise<void> {
+  async publish(channel: StoreKey, message: string): Promise<number> {
     assertValue(message);
     const rendered = this.render(channel);
-    await this.run(() => this.client.publish(rendered, message));
+    return await this.run(() => this.client.publish(rendered, message));
   }
 
   subscribe(channel: StoreKey, listener: (message: string) => void): () => void {
@@ -236,7 +238,9 @@ export class RedisStore implements Store {
     if (error instanceof Error && error.name === 'ReplyError') {
       // The server is up but refused this command (OOM, an old Redis without GETDEL...): no state
       // change will show it, so say what it was, by code only.
-      this.logger.warn(`redis storage refused a command (${token})`);
+      // A misconfigured ACL refuses the same command every few seconds: one line a minute per code.
+      const held = this.refusedLog.admit(token);
+      if (held !== undefined) this.logger.warn(`redis storage refused a command (${token})` + (held > 0 ? `; ${held} more refusals since the last line` : ''));
       return new StorageUnavailableError('server_error');
     }
     // The connection dropped; `ready` here means ioredis has not yet reported the close.

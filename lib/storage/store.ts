@@ -43,9 +43,10 @@ export interface Store {
   /**
    * Sends `message` to every subscriber of `channel` on this backend: for Redis, every instance that
    * shares it (PUBLISH), for memory only this process. Fire and forget: a message sent while nobody
-   * listens, or while a subscriber is reconnecting, is lost; nothing is stored.
+   * listens, or while a subscriber is reconnecting, is lost; nothing is stored. Resolves with how many
+   * subscribers got it (Redis counts connections), so a sender can tell that nobody listened.
    */
-  publish(channel: StoreKey, message: string): Promise<void>;
+  publish(channel: StoreKey, message: string): Promise<number>;
   /**
    * Calls `listener` with each message published on `channel` from now on. Returns an unsubscribe
    * that is safe to call twice. Never throws for an outage (a Redis subscription re-establishes itself

@@ -238,7 +238,10 @@ export default function (RED: NodeAPI) {
       if (signedIn) storage = authNode?.configuration?.store;
       // Tasks live where the endpoint's other state lives, so every instance behind a load balancer
       // can answer for them; an endpoint with no storage at all keeps them in this process.
-      const sharedStore = storageNode?.store ?? storage;
+      // On an edge the storage node is for relaying, and its Redis user may do nothing else (one
+      // site's channels): tasks, list changes and answers to questions stay in this process there.
+      const relayOnly = settings.edges.site !== undefined;
+      const sharedStore = (relayOnly ? undefined : storageNode?.store) ?? storage;
       const taskStore = sharedStore ?? (processTaskStore ??= new MemoryStore());
       if (!signedIn && storageNode?.store) storage = storageNode.store;
       return new EndpointController({
