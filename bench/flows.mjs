@@ -43,6 +43,18 @@ msg.topic = 'mcp-tool-response';
 msg.payload = { executionId: msg.payload.executionId, result };
 return msg;`;
 
+/** The /ctl endpoint of a bench Node-RED: heap and snapshot; held and release of its hold flow. */
+function controlEndpoint() {
+  return [
+    flowServer('fs-ctl', { runtime: 'rt', path: '/ctl', wires: ['ctl'] }),
+    answer('ctl', CONTROL, 'fs-ctl'),
+    tool('ctl-heap', { name: 'heap', endpoint: '/ctl' }),
+    tool('ctl-release', { name: 'release', endpoint: '/ctl' }),
+    tool('ctl-held', { name: 'held', endpoint: '/ctl' }),
+    tool('ctl-snapshot', { name: 'snapshot', endpoint: '/ctl', timeout: 300 }),
+  ];
+}
+
 function echoTools(prefix, count, path, z) {
   const nodes = [];
   for (let i = 0; i < count; i += 1) {
@@ -86,12 +98,7 @@ export function localFlows(port, { pending, content = false }) {
   nodes.push(flowServer('fs-slow', { runtime: 'rt', path: '/slow', wires: ['hold'], maxConcurrent: Math.max(pending, 1) }));
   nodes.push(answer('hold', HOLD, 'fs-slow'));
   nodes.push(tool('slow-tool', { name: 'hold', endpoint: '/slow', input: ECHO_INPUT, timeout: 600 }));
-  nodes.push(flowServer('fs-ctl', { runtime: 'rt', path: '/ctl', wires: ['ctl'] }));
-  nodes.push(answer('ctl', CONTROL, 'fs-ctl'));
-  nodes.push(tool('ctl-heap', { name: 'heap', endpoint: '/ctl' }));
-  nodes.push(tool('ctl-release', { name: 'release', endpoint: '/ctl' }));
-  nodes.push(tool('ctl-held', { name: 'held', endpoint: '/ctl' }));
-  nodes.push(tool('ctl-snapshot', { name: 'snapshot', endpoint: '/ctl', timeout: 300 }));
+  nodes.push(...controlEndpoint());
   return nodes;
 }
 
@@ -177,5 +184,47 @@ export function handWiredFlows() {
     { id: 'h-in', type: 'http in', z, name: '', url: HAND_WIRED_PATH, method: 'post', upload: false, swaggerDoc: '', x: 100, y: 40, wires: [['h-fn']] },
     { id: 'h-fn', type: 'function', z, name: 'answer JSON-RPC', func: HAND_WIRED, outputs: 1, timeout: 0, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 40, wires: [['h-out']] },
     { id: 'h-out', type: 'http response', z, name: '', statusCode: '', headers: {}, x: 500, y: 40, wires: [] },
+  ];
+}
+
+// --- edge relaying (phase `relay`) ----------------------------------------------------------------
+// A hub Node-RED and an edge Node-RED in two processes, sharing one Redis (MCP_BENCH_REDIS_URL). The
+// edge offers the same one-node echo flow as the Local endpoints (site `plant-a`) and the flow that
+// holds calls (site `plant-b`); the hub serves them as `plant-a.echo_0` and `plant-b.hold`.
+export const RELAY_SITE = 'plant-a';
+export const RELAY_HOLD_SITE = 'plant-b';
+export const RELAY_PATH = '/r1';
+export const RELAY_SLOW_PATH = '/rslow';
+export const RELAY_TOOL = `${RELAY_SITE}.echo_0`;
+export const RELAY_HOLD_TOOL = `${RELAY_HOLD_SITE}.hold`;
+
+const relayStorage = () => storage('store-redis', 'redis', 'MCP_BENCH_REDIS_URL');
+
+/** The hub: /r1 serves site plant-a (1 edge tool), /rslow site plant-b (`pending` calls at once); no local flow. */
+export function relayHubFlows(port, { pending }) {
+  const slots = String(Math.max(pending, 1));
+  return [
+    tab(),
+    runtime('rt', port),
+    relayStorage(),
+    { ...flowServer('fs-r1', { runtime: 'rt', path: RELAY_PATH, maxConcurrent: 64, serverName: 'bench-hub' }), storage: 'store-redis', hubSites: RELAY_SITE, maxPendingPerSite: '64' },
+    { ...flowServer('fs-rslow', { runtime: 'rt', path: RELAY_SLOW_PATH, maxConcurrent: Math.max(pending, 1), serverName: 'bench-hub-slow' }), storage: 'store-redis', hubSites: RELAY_HOLD_SITE, maxPendingPerSite: slots },
+    ...controlEndpoint(),
+  ];
+}
+
+/** The edge: /e1 is site plant-a (echo_0, the Local endpoints' echo flow), /eslow site plant-b (hold). */
+export function relayEdgeFlows(port, { pending }) {
+  return [
+    tab(),
+    runtime('rt', port),
+    relayStorage(),
+    { ...flowServer('fs-e1', { runtime: 'rt', path: '/e1', wires: ['echo-e1'], maxConcurrent: 64, serverName: 'bench-edge' }), storage: 'store-redis', edgeSite: RELAY_SITE },
+    answer('echo-e1', ECHO, 'fs-e1'),
+    ...echoTools('e1', 1, '/e1'),
+    { ...flowServer('fs-eslow', { runtime: 'rt', path: '/eslow', wires: ['hold'], maxConcurrent: Math.max(pending, 1), serverName: 'bench-edge-slow' }), storage: 'store-redis', edgeSite: RELAY_HOLD_SITE },
+    answer('hold', HOLD, 'fs-eslow'),
+    tool('slow-tool', { name: 'hold', endpoint: '/eslow', input: ECHO_INPUT, timeout: 600 }),
+    ...controlEndpoint(),
   ];
 }

@@ -129,8 +129,9 @@ export async function measureSlice(options, seconds, serverPids = []) {
   const raw = await autocannon({ ...options, duration: seconds, skipAggregateResult: true });
   const self = process.cpuUsage(selfBefore);
   const serverAfter = serverPids.map(processCpuSeconds);
-  const serverCpuSeconds = serverAfter.reduce((sum, after, i) => sum + (after ?? NaN) - (serverBefore[i] ?? NaN), 0);
-  return { raw, calls: raw.totalCompletedRequests, seconds: raw.duration, serverCpuSeconds, selfCpuSeconds: (self.user + self.system) / 1e6 };
+  const byProcess = serverAfter.map((after, i) => (after ?? NaN) - (serverBefore[i] ?? NaN));
+  const serverCpuSeconds = byProcess.reduce((sum, seconds) => sum + seconds, 0);
+  return { raw, calls: raw.totalCompletedRequests, seconds: raw.duration, serverCpuSeconds, serverCpuSecondsByProcess: byProcess, selfCpuSeconds: (self.user + self.system) / 1e6 };
 }
 
 /** Calls/s over all slices, latency percentiles (ms) of all answers together, CPU per call, faults. */
@@ -140,6 +141,8 @@ export function combineSlices(slices, options) {
   const seconds = slices.reduce((sum, slice) => sum + slice.seconds, 0);
   const serverCpu = slices.reduce((sum, slice) => sum + slice.serverCpuSeconds, 0);
   const selfCpu = slices.reduce((sum, slice) => sum + slice.selfCpuSeconds, 0);
+  // Per server process (in the order of the scenario's serverPids): where a multi-process call's CPU goes.
+  const byProcess = slices[0]?.serverCpuSecondsByProcess.map((_, i) => slices.reduce((sum, slice) => sum + slice.serverCpuSecondsByProcess[i], 0)) ?? [];
   return {
     callsPerSecond: calls / seconds,
     p50: combined.latency.p50,
@@ -152,12 +155,13 @@ export function combineSlices(slices, options) {
     non2xx: combined.non2xx,
     mismatches: combined.mismatches,
     serverCpuUsPerCall: calls > 0 ? (serverCpu * 1e6) / calls : undefined,
+    serverCpuUsPerCallByProcess: calls > 0 ? byProcess.map((seconds) => (seconds * 1e6) / calls) : undefined,
     loadGeneratorCpuUsPerCall: calls > 0 ? (selfCpu * 1e6) / calls : undefined,
   };
 }
 
-/** Unloaded latency: `count` requests one after another on one keep-alive connection (ms, µs precision). */
-export async function sequentialLatency(url, body, headers = {}, count = 200) {
+/** Unloaded latency samples (ms, µs precision): `count` requests one after another on one keep-alive connection, after 20 unmeasured. */
+export async function latencySamples(url, body, headers = {}, count = 200) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const samples = [];
   try {
@@ -170,9 +174,19 @@ export async function sequentialLatency(url, body, headers = {}, count = 200) {
   } finally {
     agent.destroy();
   }
-  samples.sort((a, b) => a - b);
-  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
-  return { p50: at(0.5), p99: at(0.99), count: samples.length };
+  return samples;
+}
+
+/** p50 and p99 of latency samples (ms). */
+export function latencyPercentiles(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { p50: at(0.5), p99: at(0.99), count: sorted.length };
+}
+
+/** Unloaded latency: `count` requests one after another on one keep-alive connection (ms, µs precision). */
+export async function sequentialLatency(url, body, headers = {}, count = 200) {
+  return latencyPercentiles(await latencySamples(url, body, headers, count));
 }
 
 export { autocannon };

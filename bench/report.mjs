@@ -13,6 +13,9 @@ export const PENDING_KB_LEAN_TARGET = 12;
 // server CPU per call ratio (≤) of this package.
 export const H_TARGETS = Object.freeze({ local1: 2.0, local1Cpu: 0.5, local500: 1.9, redis500: 1.5 });
 export const LIST_TARGET = 3;
+// Edge relaying, against this package's Local 1-tool endpoint in the same run: relayed calls/s (≥), the
+// p50 one call at a time adds (≤ ms), and heap per pending relayed call on the hub (≤ the Local figure).
+export const RELAY_TARGETS = Object.freeze({ callsRatio: 0.5, addedP50Ms: 1, pendingKbRatio: 1 });
 
 /**
  * tools/list at 500 tools, this package's Local endpoint, calls/s at 32 connections at the previous
@@ -65,7 +68,7 @@ export function evaluateTargets(results) {
   const b = row('B')?.callsPerSecond;
   const spread = (id, reference) => roundSpread(row(id), row(reference));
   const targets = [];
-  const add = (name, value, goal, pass, detail = '') => targets.push({ name, value, goal, pass, detail });
+  const add = (name, value, goal, pass, detail = '', digits = undefined) => targets.push({ name, value, goal, pass, detail, ...(digits !== undefined && { digits }) });
   const local1 = row('local-1')?.callsPerSecond;
   const local500 = row('local-500')?.callsPerSecond;
   const redis500 = row('oauth-redis-500')?.callsPerSecond;
@@ -109,6 +112,29 @@ export function evaluateTargets(results) {
     add(`Heap per pending call, ${revisionOf(results.meta.era)} calls (bound for both eras)`, p.kbPerPendingCall, `≤ ${PENDING_KB_LEAN_TARGET} KB`, p.kbPerPendingCall <= PENDING_KB_LEAN_TARGET);
     add('Heap after the pending calls, vs before', p.heapAfterDeltaMb, `≤ ${HEAP_BACK_MB} MB above`, p.heapAfterDeltaMb <= HEAP_BACK_MB);
   }
+  const relayed = row('relay-1');
+  if (relayed && local1) {
+    const [hub, edge, redis] = relayed.serverCpuUsPerCallByProcess ?? [];
+    const cpu = relayed.serverCpuUsPerCall && row('local-1')?.serverCpuUsPerCall ? `; CPU per call ${fixed(relayed.serverCpuUsPerCall)} µs (hub ${fixed(hub)} + edge ${fixed(edge)} + Redis ${fixed(redis)}) vs ${fixed(row('local-1').serverCpuUsPerCall)} µs Local` : '';
+    add('Relayed tools/call (hub → Redis → edge, 1 edge tool) vs Local 1 tool', relayed.callsPerSecond / local1, `≥ ${RELAY_TARGETS.callsRatio.toFixed(1)}×`, relayed.callsPerSecond / local1 >= RELAY_TARGETS.callsRatio, `${spread('relay-1', 'local-1')}${cpu}`);
+  }
+  const latency = results.relay?.latency;
+  if (latency) {
+    const perRound = latency.roundsAddedP50Ms.length > 1 ? `; rounds ${fixed(Math.min(...latency.roundsAddedP50Ms), 2)}–${fixed(Math.max(...latency.roundsAddedP50Ms), 2)} ms` : '';
+    add('Relay: p50 added to one call at a time (relayed − Local), ms', latency.addedP50Ms, `≤ ${RELAY_TARGETS.addedP50Ms} ms`, latency.addedP50Ms <= RELAY_TARGETS.addedP50Ms,
+      `p50 ${fixed(latency.relayed.p50, 2)} vs ${fixed(latency.local.p50, 2)} ms${perRound}`, 2);
+  }
+  const rp = results.relay?.pending;
+  if (rp) {
+    const complete = rp.answered === rp.calls && rp.lost === 0 && rp.duplicated === 0 && rp.mismatched === 0 && rp.pendingAtOnce === rp.calls;
+    add(`${rp.calls} relayed calls pending at once: all answered, none lost or duplicated`, `${rp.answered}/${rp.calls}`, 'all', complete,
+      `pending at once ${rp.pendingAtOnce}, lost ${rp.lost}, duplicated ${rp.duplicated}, mismatched ${rp.mismatched}`);
+    const name = 'Heap per pending relayed call on the hub vs per pending Local call';
+    if (p) {
+      const ratioKb = rp.kbPerPendingCall / p.kbPerPendingCall;
+      add(name, ratioKb, `≤ ${RELAY_TARGETS.pendingKbRatio.toFixed(1)}×`, ratioKb <= RELAY_TARGETS.pendingKbRatio, `${fixed(rp.kbPerPendingCall, 1)} vs ${fixed(p.kbPerPendingCall, 1)} KB; the edge holds ${fixed(rp.control?.kbPerPendingCall, 1)} KB per call`);
+    } else add(name, rp.kbPerPendingCall, '≤ the Local figure', null, 'no Local pending figure in this run');
+  }
   const s = results.soak;
   if (s) {
     const clean = s.lost === 0 && s.duplicated === 0 && s.mismatched === 0 && s.badStatus === 0 && !s.capped;
@@ -142,7 +168,7 @@ export function renderMarkdown(results) {
     );
   }
   lines.push('');
-  lines.push('Server CPU: user + system time of the server process (Baselines, Node-RED; for OAuth + Redis also redis-server) per answered call; × A by CPU = Baseline A\'s CPU per call divided by the row\'s; CPU ÷ H = the row\'s CPU per call divided by Baseline H\'s (lower is leaner).');
+  lines.push('Server CPU: user + system time of the server process (Baselines, Node-RED; for OAuth + Redis also redis-server; for relayed calls the hub and edge Node-RED and redis-server together) per answered call; × A by CPU = Baseline A\'s CPU per call divided by the row\'s; CPU ÷ H = the row\'s CPU per call divided by Baseline H\'s (lower is leaner).');
   if (hRow) lines.push('Baseline H: core Node-RED nodes wired by hand (http in → function → http response) answering JSON-RPC for one echo tool, in its own Node-RED process of the same version.');
   if (results.lists.length > 0) {
     lines.push('');
@@ -167,6 +193,23 @@ export function renderMarkdown(results) {
       );
     }
   }
+  const relay = results.relay;
+  if (relay) {
+    const l = relay.latency;
+    lines.push('');
+    lines.push(
+      `Relayed (hub → Redis → edge), one call at a time on one connection, alternating with Local 1 tool in each round: p50 ${fixed(l.relayed.p50, 2)} ms (p99 ${fixed(l.relayed.p99, 2)}) vs ${fixed(l.local.p50, 2)} ms (p99 ${fixed(l.local.p99, 2)}), ` +
+        `${fixed(l.addedP50Ms, 2)} ms added at p50 (${l.relayed.count} calls each).`,
+    );
+    const rp = relay.pending;
+    if (rp) {
+      lines.push(
+        `Relayed pending: ${rp.pendingAtOnce} of ${rp.calls} calls pending at once, held by the edge's flow (issued in ${fixed(rp.issueSeconds, 1)} s), ${rp.answered} answered ${fixed(rp.answerSeconds, 1)} s after release; lost ${rp.lost}, duplicated ${rp.duplicated}, mismatched ${rp.mismatched}. ` +
+          `Hub heap ${fixed(rp.heapBefore / 1048576, 1)} MB → ${fixed(rp.heapPending / 1048576, 1)} MB pending (${fixed(rp.kbPerPendingCall, 1)} KB per call) → ${fixed(rp.heapAfter / 1048576, 1)} MB after; ` +
+          `edge heap ${fixed(rp.control?.heapBefore / 1048576, 1)} MB → ${fixed(rp.control?.heapPending / 1048576, 1)} MB pending (${fixed(rp.control?.kbPerPendingCall, 1)} KB per call).`,
+      );
+    }
+  }
   const s = results.soak;
   if (s) {
     lines.push('');
@@ -179,7 +222,7 @@ export function renderMarkdown(results) {
   lines.push('| target | measured | goal | |');
   lines.push('|---|---:|---|---|');
   for (const target of results.targets) {
-    const value = typeof target.value === 'number' ? (target.goal.includes('×') ? ratio(target.value) : fixed(target.value, 1)) : target.value;
+    const value = typeof target.value === 'number' ? (target.goal.includes('×') ? ratio(target.value) : fixed(target.value, target.digits ?? 1)) : target.value;
     const verdict = target.pass === null || target.pass === undefined ? 'not evaluated' : target.pass ? 'pass' : '**miss**';
     lines.push(`| ${target.name} | ${value} | ${target.goal} | ${verdict}${target.detail ? ` (${target.detail})` : ''} |`);
   }

@@ -11,6 +11,13 @@
 //                   same version as the palette's; what a user builds without any palette, and a
 //                   stand-in for hand-written palettes that answer JSON-RPC without the SDK or checks
 //   this package    Local 1 / 100 / 500 tools; OAuth + Memory and OAuth + Redis, 500 tools
+// Phase `relay` adds edge relaying: a hub Node-RED (Local access) serving the one echo tool of an edge
+// Node-RED through Redis pub/sub (hub → Redis → edge flow → Redis → hub; flows.mjs relayHubFlows,
+// relayEdgeFlows), each in its own process, with the Redis the OAuth phase uses. Its tools/call joins
+// the same interleaved rounds (with the Local 1-tool endpoint, its reference; server CPU there is hub
+// + edge + redis-server); then one-call-at-a-time latency, relayed and Local alternating in each round;
+// then BENCH_PENDING relayed calls held at once by the edge's flow, heap read on the hub (and the edge),
+// against the Local `pending` figure (measured for it when the `pending` phase is not selected).
 // Phase `content` adds resources/read and prompts/get on Local endpoints with 1 and 500 flow-answered
 // resources and prompts (answered by a one-node flow), in the same interleaved rounds; their 500 vs 1
 // ratios show whether a read or a prompt costs more on a larger endpoint.
@@ -28,8 +35,8 @@
 //   BENCH_LIST_DURATION     seconds of loaded tools/list per 500-tool server (3)
 //   BENCH_PENDING           calls pending at once (10000)
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
-//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, list, pending,
-//                           soak, state (sealing and opening a 2026-07-28 requestState, in this process)
+//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, relay, list,
+//                           pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process)
 //   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
 //                           connections at the previous landing, on this machine; the list target
 //                           (≥ 3×) is evaluated against it (default: report.mjs LIST_500_AT_LANDING)
@@ -47,8 +54,8 @@ import { freePort } from '../dist/test/support/ports.js';
 import { startRedis } from '../dist/test/support/redis-server.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
-import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, handWiredFlows, localFlows, oauthCallbacks, oauthFlows } from './flows.mjs';
-import { CALL, ERA, GET_PROMPT, LIST, READ, combineSlices, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
+import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
+import { CALL, ERA, GET_PROMPT, LIST, READ, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTest, soakTest } from './scale.mjs';
@@ -70,7 +77,7 @@ const CONFIG = {
   soakCalls: number('BENCH_SOAK_CALLS', 100_000),
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
-const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,content,oauth,list,pending,soak,state').split(',').map((phase) => phase.trim()));
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,content,oauth,relay,list,pending,soak,state').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -111,6 +118,7 @@ const results = {
   lists: [],
   pendingBaseline: undefined,
   pending: undefined,
+  relay: undefined,
   soak: undefined,
   targets: [],
 };
@@ -213,15 +221,19 @@ function redisPid(port) {
   return undefined;
 }
 
-/** Node-RED with the two OAuth endpoints, the test IdP and Redis; signs in once per endpoint. */
-async function startOAuthNodeRed() {
+/** One redis-server for the run, shared by the OAuth + Redis endpoint and edge relaying (slices never overlap). */
+async function startSharedRedis() {
+  const redis = await startRedis();
+  return { ...redis, pid: redisPid(redis.port) };
+}
+
+/** Node-RED with the two OAuth endpoints and the test IdP, on the run's Redis; signs in once per endpoint. */
+async function startOAuthNodeRed(redis) {
   const ports = { mem: await freePort(), redis: await freePort() };
   const idp = await startTestIdp({ clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: oauthCallbacks(ports) }] });
-  const redis = await startRedis();
   let nodeRed;
   const stop = async () => {
     await nodeRed?.stop();
-    await redis.stop();
     await idp.stop();
   };
   try {
@@ -244,7 +256,47 @@ async function startOAuthNodeRed() {
       endpoints[mode] = { url, headers: { authorization: `Bearer ${provider.accessToken}` } };
       log(`  signed in at ${url}`);
     }
-    return { nodeRed, endpoints, redisPid: redisPid(redis.port), stop };
+    return { nodeRed, endpoints, redisPid: redis.pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Polls tools/list until the hub lists `expected` tools: the edge's first announcement has arrived. */
+async function waitForTools(url, expected, nodeRed) {
+  await waitForPath(url, nodeRed);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const tools = parseRpc((await post(url, LIST.body, LIST.headers)).body)?.result?.tools;
+    if (tools?.length === expected) return;
+    if (Date.now() > deadline) throw new Error(`${url} listed ${tools?.length} tools after 30 s, expected ${expected} from the edge`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+/** Edge relaying: an edge Node-RED and a hub Node-RED, each in its own process, on the run's Redis. */
+async function startRelay(redis) {
+  const ports = { hub: await freePort(), edge: await freePort() };
+  const options = { env: { MCP_BENCH_REDIS_URL: redis.url }, cpuProfDir: CPU_PROF };
+  let hub;
+  let edge;
+  const stop = async () => {
+    await hub?.stop();
+    await edge?.stop();
+  };
+  try {
+    log(`starting the edge Node-RED (sites ${RELAY_SITE}, ${RELAY_HOLD_SITE}) and the hub Node-RED that relays to them through Redis`);
+    edge = await startBenchNodeRed(relayEdgeFlows(ports.edge, { pending: CONFIG.pending }), options);
+    const edgeBase = `http://127.0.0.1:${ports.edge}`;
+    await waitForPath(`${edgeBase}/ctl`, edge);
+    hub = await startBenchNodeRed(relayHubFlows(ports.hub, { pending: CONFIG.pending }), options);
+    const base = `http://127.0.0.1:${ports.hub}`;
+    await waitForPath(`${base}/ctl`, hub);
+    for (const path of [RELAY_PATH, RELAY_SLOW_PATH]) await waitForTools(`${base}${path}`, 1, hub);
+    // CPU profiles are named by pid: these tell the hub's from the edge's.
+    log(`  hub pid ${hub.pid}, edge pid ${edge.pid}, redis-server pid ${redis.pid ?? 'unknown'}`);
+    return { base, edgeBase, hub, edge, serverPids: [hub.pid, edge.pid, ...(redis.pid ? [redis.pid] : [])], stop };
   } catch (error) {
     await stop();
     throw error;
@@ -254,8 +306,8 @@ async function startOAuthNodeRed() {
 // --- measurements -------------------------------------------------------------------------------
 
 /** Checks one answer before loading a server and returns it: every answer under load must equal it. */
-async function expectedCallBody(url, headers = {}) {
-  const response = await post(url, CALL.body, { ...CALL.headers, ...headers });
+async function expectedCallBody(url, headers = {}, call = CALL) {
+  const response = await post(url, call.body, { ...call.headers, ...headers });
   const message = response.status === 200 ? parseRpc(response.body) : undefined;
   if (message?.result?.content?.[0]?.text !== 'hi' || message.result.isError) {
     throw new Error(`tools/call on ${url} answered ${response.status}: ${response.body.slice(0, 400)}`);
@@ -279,18 +331,18 @@ async function expectedContentBody(url, request) {
 }
 
 /**
- * The measured request of every scenario (tools/call unless it names its own): warm-up each, then
- * `rounds` interleaved slices (order rotating).
+ * The measured request of every scenario (tools/call of echo_0 unless it names its own `request`, or
+ * its own tools/call as `call`): warm-up each, then `rounds` interleaved slices (order rotating).
  */
 async function measureCalls(scenarios) {
   for (const scenario of scenarios) {
-    const request = scenario.request ?? CALL;
+    const request = scenario.request ?? scenario.call ?? CALL;
     let expectBody;
     if (scenario.request) {
       expectBody = await expectedContentBody(scenario.url, request);
     } else {
       await checkToolCount(scenario.url, scenario.tools, scenario.headers);
-      expectBody = await expectedCallBody(scenario.url, scenario.headers);
+      expectBody = await expectedCallBody(scenario.url, scenario.headers, request);
     }
     scenario.options = loadOptions({ url: scenario.url, body: request.body, headers: { ...request.headers, ...scenario.headers }, expectBody, connections: CONFIG.connections });
     scenario.slices = [];
@@ -328,7 +380,33 @@ async function measureList({ id, label, url, headers = {}, serverPids }) {
   log(`  one at a time p50 ${sequential.p50.toFixed(2)} ms; 32 connections ${loaded.callsPerSecond.toFixed(0)} lists/s, p50 ${loaded.p50} ms`);
 }
 
+/**
+ * The latency one relayed call adds: calls one at a time on one connection, the Local 1-tool endpoint
+ * and the hub alternating in every round (order rotating), so both see the same background load.
+ */
+async function measureRelayLatency(localUrl, relayUrl) {
+  const perRound = 200;
+  const samples = { local: [], relayed: [] };
+  const addedP50 = [];
+  for (let round = 0; round < CONFIG.rounds; round += 1) {
+    const order = round % 2 === 0 ? ['local', 'relayed'] : ['relayed', 'local'];
+    const roundP50 = {};
+    for (const which of order) {
+      const [url, call] = which === 'local' ? [localUrl, CALL] : [relayUrl, RELAY_CALL];
+      const taken = await latencySamples(url, call.body, call.headers, perRound);
+      samples[which].push(...taken);
+      roundP50[which] = latencyPercentiles(taken).p50;
+    }
+    addedP50.push(roundP50.relayed - roundP50.local);
+  }
+  const local = latencyPercentiles(samples.local);
+  const relayed = latencyPercentiles(samples.relayed);
+  return { local, relayed, addedP50Ms: relayed.p50 - local.p50, roundsAddedP50Ms: addedP50 };
+}
+
 // --- main ---------------------------------------------------------------------------------------
+
+const RELAY_CALL = rpc(1, 'tools/call', { name: RELAY_TOOL, arguments: { text: 'hi' } });
 
 const once = (stop) => {
   let stopping;
@@ -361,15 +439,15 @@ async function main() {
       scenarios.push({ id: 'H', label: 'Baseline H: core nodes, http in → function → http response', tools: 1, url: h.url, serverPids: [h.nodeRed.pid] });
     }
     let local;
-    if (['local', 'content', 'pending', 'soak'].some((phase) => PHASES.has(phase))) {
+    if (['local', 'content', 'pending', 'soak', 'relay'].some((phase) => PHASES.has(phase))) {
       local = await startLocalNodeRed();
       running.push(local);
-      if (PHASES.has('local')) {
-        for (const count of LOCAL_TOOL_COUNTS) {
-          scenarios.push({ id: `local-${count}`, label: 'this package, Local', tools: count, url: `${local.base}/t${count}`, serverPids: [local.nodeRed.pid] });
-        }
-        lists.push({ id: 'local-500', label: 'this package, Local', url: `${local.base}/t500`, serverPids: [local.nodeRed.pid] });
+      // The relayed calls' reference is the Local 1-tool endpoint, in the same rounds.
+      const localCounts = PHASES.has('local') ? LOCAL_TOOL_COUNTS : PHASES.has('relay') ? [1] : [];
+      for (const count of localCounts) {
+        scenarios.push({ id: `local-${count}`, label: 'this package, Local', tools: count, url: `${local.base}/t${count}`, serverPids: [local.nodeRed.pid] });
       }
+      if (PHASES.has('local')) lists.push({ id: 'local-500', label: 'this package, Local', url: `${local.base}/t500`, serverPids: [local.nodeRed.pid] });
       if (PHASES.has('content')) {
         // The `tools` column counts the endpoint's resources or prompts for these rows.
         for (const count of CONTENT_COUNTS) {
@@ -378,8 +456,13 @@ async function main() {
         }
       }
     }
+    let sharedRedis;
+    if (PHASES.has('oauth') || PHASES.has('relay')) {
+      sharedRedis = await startSharedRedis();
+      running.push(sharedRedis);
+    }
     if (PHASES.has('oauth')) {
-      const oauth = await startOAuthNodeRed();
+      const oauth = await startOAuthNodeRed(sharedRedis);
       running.push(oauth);
       const { mem, redis } = oauth.endpoints;
       const redisPids = oauth.redisPid ? [oauth.nodeRed.pid, oauth.redisPid] : [oauth.nodeRed.pid];
@@ -387,25 +470,59 @@ async function main() {
       scenarios.push({ id: `oauth-redis-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis', tools: OAUTH_TOOL_COUNT, ...redis, serverPids: redisPids });
       lists.push({ id: 'oauth-redis-500', label: 'this package, OAuth + Redis', ...redis, serverPids: redisPids });
     }
+    let relay;
+    if (PHASES.has('relay')) {
+      relay = await startRelay(sharedRedis);
+      running.push(relay);
+      scenarios.push({ id: 'relay-1', label: 'this package, relayed: hub → Redis → edge', tools: 1, url: `${relay.base}${RELAY_PATH}`, call: RELAY_CALL, serverPids: relay.serverPids });
+    }
     for (const server of running) server.stop = once(server.stop);
     if (scenarios.length > 0) await measureCalls(scenarios);
+    if (relay) {
+      log('relayed vs Local, one call at a time');
+      results.relay = { latency: await measureRelayLatency(`${local.base}/t1`, `${relay.base}${RELAY_PATH}`) };
+      const l = results.relay.latency;
+      log(`  p50 ${l.relayed.p50.toFixed(2)} ms relayed, ${l.local.p50.toFixed(2)} ms Local: ${l.addedP50Ms.toFixed(2)} ms added`);
+    }
     if (PHASES.has('list')) for (const list of lists) await measureList(list);
-    // Only the local Node-RED works from here on; the other servers would just sit idle.
-    for (const server of running.filter((server) => server !== local)) await server.stop();
-    if (local && PHASES.has('pending') && CONFIG.pending > 0) {
-      // The same check against the bare SDK: how much of a pending call's memory is the SDK's own.
-      log(`${CONFIG.pending} calls pending at once on the bare SDK (reference)`);
-      const reference = await startBaseline(1, { hold: true });
-      try {
-        results.pendingBaseline = await pendingTest({ base: reference.base, count: CONFIG.pending, capSeconds: 180, log });
-        log(`  ${results.pendingBaseline.kbPerPendingCall.toFixed(1)} KB heap per pending call`);
-      } finally {
-        await reference.stop();
+    // Only the local Node-RED (and the relay's hub, edge and Redis) work from here on; the other
+    // servers would just sit idle.
+    const busy = new Set(relay && CONFIG.pending > 0 ? [local, relay, sharedRedis] : [local]);
+    // Newest first: Node-RED processes stop before the Redis they use.
+    for (const server of running.filter((server) => !busy.has(server)).reverse()) await server.stop();
+    // The Local figure is the relayed one's reference: measured for it when `pending` is not selected.
+    if (local && (PHASES.has('pending') || relay) && CONFIG.pending > 0) {
+      if (PHASES.has('pending')) {
+        // The same check against the bare SDK: how much of a pending call's memory is the SDK's own.
+        log(`${CONFIG.pending} calls pending at once on the bare SDK (reference)`);
+        const reference = await startBaseline(1, { hold: true });
+        try {
+          results.pendingBaseline = await pendingTest({ base: reference.base, count: CONFIG.pending, capSeconds: 180, log });
+          log(`  ${results.pendingBaseline.kbPerPendingCall.toFixed(1)} KB heap per pending call`);
+        } finally {
+          await reference.stop();
+        }
       }
       log(`${CONFIG.pending} calls pending at once`);
       results.pending = await pendingTest({ base: local.base, count: CONFIG.pending, capSeconds: 180, log, snapshotDir: SNAPSHOTS });
       const p = results.pending;
       log(`  answered ${p.answered}, lost ${p.lost}, duplicated ${p.duplicated}; ${p.kbPerPendingCall.toFixed(1)} KB heap per pending call; heap after ${p.heapAfterDeltaMb.toFixed(1)} MB vs before`);
+    }
+    if (relay && CONFIG.pending > 0) {
+      log(`${CONFIG.pending} relayed calls pending at once (held by the edge's flow)`);
+      results.relay.pending = await pendingTest({
+        base: relay.base,
+        control: relay.edgeBase,
+        url: `${relay.base}${RELAY_SLOW_PATH}`,
+        tool: RELAY_HOLD_TOOL,
+        count: CONFIG.pending,
+        capSeconds: 180,
+        log,
+        snapshotDir: SNAPSHOTS,
+      });
+      const p = results.relay.pending;
+      log(`  answered ${p.answered}, lost ${p.lost}, duplicated ${p.duplicated}; ${p.kbPerPendingCall.toFixed(1)} KB heap per pending call on the hub, ${p.control.kbPerPendingCall.toFixed(1)} KB on the edge`);
+      await relay.stop();
     }
     if (local && PHASES.has('soak') && CONFIG.soakCalls > 0) {
       log(`soak: ${CONFIG.soakCalls} calls at ${CONFIG.connections} connections (cap ${CONFIG.soakCapSeconds} s)`);
@@ -414,7 +531,7 @@ async function main() {
       log(`  lost ${s.lost}, duplicated ${s.duplicated}, mismatched ${s.mismatched}; heap growth ${s.heapGrowthMb.toFixed(2)} MB`);
     }
   } finally {
-    for (const server of running) await server.stop().catch(() => undefined);
+    for (const server of [...running].reverse()) await server.stop().catch(() => undefined);
     cleanupFixture();
   }
   results.meta.loadAfter = loadavg();

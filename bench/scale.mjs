@@ -18,10 +18,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * `count` calls to the /slow endpoint, whose flow holds each one until all have arrived; the heap is
  * read (after a full GC) before, while all are pending, and after they were answered.
+ * Relayed (a hub in front of an edge): `url` and `tool` name the hub's endpoint and edge tool, `base`
+ * is the hub (whose heap is the measure) and `control` the edge, whose flow holds and releases the
+ * calls; the edge's heap is read too, before and while the calls are pending.
  */
-export async function pendingTest({ base, count, capSeconds, log, snapshotDir }) {
+export async function pendingTest({ base, count, capSeconds, log, snapshotDir, url = `${base}/slow`, tool = 'hold', control = base }) {
   const deadline = Date.now() + capSeconds * 1000;
   const before = await heapOf(base);
+  const controlBefore = control === base ? undefined : await heapOf(control);
   if (snapshotDir) {
     const { file } = resultValue(await callTool(`${base}/ctl`, 'snapshot', { dir: snapshotDir }, {}, { timeoutMs: 300_000 }));
     log(`  heap snapshot before: ${file}`);
@@ -49,8 +53,8 @@ export async function pendingTest({ base, count, capSeconds, log, snapshotDir })
         connecting -= 1;
         wake();
       };
-      const { body, headers } = rpc(i, 'tools/call', { name: 'hold', arguments: { text: `p-${i}` } });
-      const req = request(`${base}/slow`, { method: 'POST', agent, headers: { ...MCP_HEADERS, ...headers } }, (res) => {
+      const { body, headers } = rpc(i, 'tools/call', { name: tool, arguments: { text: `p-${i}` } });
+      const req = request(url, { method: 'POST', agent, headers: { ...MCP_HEADERS, ...headers } }, (res) => {
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));
         res.on('end', () => {
@@ -85,19 +89,20 @@ export async function pendingTest({ base, count, capSeconds, log, snapshotDir })
   }
   let held = 0;
   while (Date.now() < deadline) {
-    held = await heldOf(base);
+    held = await heldOf(control);
     if (held >= count || failures.size > 0) break;
     await sleep(250);
   }
   const issueSeconds = (performance.now() - issuedAt) / 1000;
   log(`  ${held} of ${count} calls pending in the flow after ${issueSeconds.toFixed(1)} s`);
   const during = await heapOf(base);
+  const controlDuring = controlBefore ? await heapOf(control) : undefined;
   if (snapshotDir) {
     const { file } = resultValue(await callTool(`${base}/ctl`, 'snapshot', { dir: snapshotDir }, {}, { timeoutMs: 300_000 }));
     log(`  heap snapshot with the calls pending: ${file}`);
   }
   const releasedAt = performance.now();
-  const { released } = resultValue(await callTool(`${base}/ctl`, 'release', {}));
+  const { released } = resultValue(await callTool(`${control}/ctl`, 'release', {}));
   await Promise.all(calls);
   const answerSeconds = (performance.now() - releasedAt) / 1000;
   agent.destroy();
@@ -135,6 +140,9 @@ export async function pendingTest({ base, count, capSeconds, log, snapshotDir })
     rssAfter: after.rss,
     kbPerPendingCall: (during.heapUsed - before.heapUsed) / held / 1024,
     heapAfterDeltaMb: (after.heapUsed - before.heapUsed) / 1048576,
+    ...(controlBefore && {
+      control: { heapBefore: controlBefore.heapUsed, heapPending: controlDuring.heapUsed, kbPerPendingCall: (controlDuring.heapUsed - controlBefore.heapUsed) / held / 1024 },
+    }),
   };
 }
 
