@@ -31,12 +31,28 @@ msg.payload = { executionId: msg.payload.executionId, result: msg.payload.argume
 probe.held.push(msg);
 return null;`;
 
+// The same for calls that run as tasks (/tslow): held apart, so each hold node answers its own endpoint.
+const HOLD_TASKS = `const probe = global.get('benchProbe');
+probe.heldTasks = probe.heldTasks || [];
+if (!probe.releaseTasks) {
+  probe.releaseTasks = () => {
+    const held = probe.heldTasks;
+    probe.heldTasks = [];
+    for (const m of held) node.send(m, false);
+    return held.length;
+  };
+}
+msg.topic = 'mcp-tool-response';
+msg.payload = { executionId: msg.payload.executionId, result: msg.payload.arguments.text };
+probe.heldTasks.push(msg);
+return null;`;
+
 // `heap`: process memory after a full GC; `held`: how many calls the hold node has (cheap, no GC);
 // `release`: answers them all; `snapshot`: writes a heap snapshot into `dir` (BENCH_HEAP_SNAPSHOTS).
 const CONTROL = `const probe = global.get('benchProbe');
 let result;
-if (msg.payload.toolName === 'release') result = { released: probe.release ? probe.release() : 0 };
-else if (msg.payload.toolName === 'held') result = { held: probe.held.length };
+if (msg.payload.toolName === 'release') result = { released: (probe.release ? probe.release() : 0) + (probe.releaseTasks ? probe.releaseTasks() : 0) };
+else if (msg.payload.toolName === 'held') result = { held: probe.held.length + (probe.heldTasks ? probe.heldTasks.length : 0) };
 else if (msg.payload.toolName === 'snapshot') result = { file: probe.snapshot(msg.payload.arguments.dir) };
 else result = probe.memory();
 msg.topic = 'mcp-tool-response';
@@ -98,6 +114,11 @@ export function localFlows(port, { pending, content = false }) {
   nodes.push(flowServer('fs-slow', { runtime: 'rt', path: '/slow', wires: ['hold'], maxConcurrent: Math.max(pending, 1) }));
   nodes.push(answer('hold', HOLD, 'fs-slow'));
   nodes.push(tool('slow-tool', { name: 'hold', endpoint: '/slow', input: ECHO_INPUT, timeout: 600 }));
+  // The same held calls, run as tasks: what a pending task costs next to a pending call.
+  const taskSlots = String(Math.max(pending, 1));
+  nodes.push({ ...flowServer('fs-tslow', { runtime: 'rt', path: '/tslow', wires: ['hold-tasks'], maxConcurrent: Math.max(pending, 1) }), maxTasks: taskSlots, maxTasksPerCaller: taskSlots });
+  nodes.push(answer('hold-tasks', HOLD_TASKS, 'fs-tslow'));
+  nodes.push(tool('slow-task-tool', { name: 'hold_task', endpoint: '/tslow', input: ECHO_INPUT, timeout: 600, taskSupport: 'optional' }));
   nodes.push(...controlEndpoint());
   return nodes;
 }

@@ -59,6 +59,9 @@ function roundSpread(row, reference) {
   return parts.join('; ');
 }
 
+/** Whether the pending-call figure a pending task is compared with was measured. */
+const p0 = (results) => results.pending?.kbPerPendingCall > 0;
+
 /** A sealed requestState must cost well under a millisecond to make and to check: a tenth of one. */
 const STATE_US_TARGET = 100;
 
@@ -96,6 +99,13 @@ export function evaluateTargets(results) {
     const name = 'tools/list, Local 500 tools, 32 connections, vs the previous landing';
     if (reference) add(name, list / reference.callsPerSecond, `≥ ${LIST_TARGET}×`, list / reference.callsPerSecond >= LIST_TARGET, `${fixed(list)} vs ${fixed(reference.callsPerSecond)} calls/s (${reference.source})`);
     else add(name, `${fixed(list)} calls/s`, `≥ ${LIST_TARGET}×`, null, 'no reference recorded: set BENCH_LIST_REFERENCE or LIST_500_AT_LANDING');
+  }
+  const tasks = results.pendingTasks;
+  if (tasks && p0(results)) {
+    const complete = tasks.completed === tasks.tasks && tasks.lost === 0 && tasks.mismatched === 0 && tasks.pendingAtOnce === tasks.tasks;
+    add(`${tasks.tasks} tasks pending at once: all completed with their own result`, `${tasks.completed}/${tasks.tasks}`, 'all', complete, `pending at once ${tasks.pendingAtOnce}, lost ${tasks.lost}, mismatched ${tasks.mismatched}`);
+    const ratio = tasks.kbPerPendingTask / results.pending.kbPerPendingCall;
+    add('Heap per pending task vs per pending call', ratio, '≤ 1.0×', ratio <= 1, `${fixed(tasks.kbPerPendingTask, 1)} vs ${fixed(results.pending.kbPerPendingCall, 1)} KB`);
   }
   const state = results.requestState;
   if (state) {

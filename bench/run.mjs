@@ -58,7 +58,7 @@ import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_C
 import { CALL, ERA, GET_PROMPT, LIST, READ, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
-import { pendingTest, soakTest } from './scale.mjs';
+import { pendingTasksTest, pendingTest, soakTest } from './scale.mjs';
 import { measureRequestState } from './request-state.mjs';
 
 const number = (name, fallback) => {
@@ -507,6 +507,10 @@ async function main() {
       results.pending = await pendingTest({ base: local.base, count: CONFIG.pending, capSeconds: 180, log, snapshotDir: SNAPSHOTS });
       const p = results.pending;
       log(`  answered ${p.answered}, lost ${p.lost}, duplicated ${p.duplicated}; ${p.kbPerPendingCall.toFixed(1)} KB heap per pending call; heap after ${p.heapAfterDeltaMb.toFixed(1)} MB vs before`);
+      log(`${CONFIG.pending} tasks pending at once`);
+      results.pendingTasks = await pendingTasksTest({ base: local.base, count: CONFIG.pending, capSeconds: 180, log });
+      const t = results.pendingTasks;
+      log(`  completed ${t.completed}, lost ${t.lost}, mismatched ${t.mismatched}; ${t.kbPerPendingTask.toFixed(1)} KB heap per pending task`);
     }
     if (relay && CONFIG.pending > 0) {
       log(`${CONFIG.pending} relayed calls pending at once (held by the edge's flow)`);

@@ -1,7 +1,7 @@
 // Scale checks on the local Node-RED: thousands of calls pending at once, and a long soak.
 // Every call carries its own argument and JSON-RPC id, and each answer is matched to its call.
 import { Agent, request } from 'node:http';
-import { autocannon, CALL, callTool, MCP_HEADERS, parseRpc, resultValue, rpc } from './load.mjs';
+import { autocannon, CALL, callTool, MCP_HEADERS, parseRpc, post, resultValue, rpc } from './load.mjs';
 
 const MAX_CONNECTING = 200;
 
@@ -261,5 +261,67 @@ export async function soakTest({ base, calls, connections, capSeconds, sampleEve
     heapGrowthMb: (last.heapUsed - first.heapUsed) / 1048576,
     heapTrendUnderLoadMb: trendMb,
     bytesPerCall: (last.heapUsed - first.heapUsed) / Math.max(1, last.calls),
+  };
+}
+
+/**
+ * `count` calls to /tslow that run as tasks (2025-11-25 `task` parameter): each answers at once with a
+ * task while the flow holds its call, so the heap read with all of them pending is what a pending task
+ * costs (its record in memory storage, the broker's entry, the flow's held message), to set next to a
+ * pending call's. Then the flow answers them all, and every task's result is read back and matched.
+ */
+export async function pendingTasksTest({ base, count, capSeconds, log }) {
+  const deadline = Date.now() + capSeconds * 1000;
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const before = await heapOf(base);
+  const taskIds = new Array(count);
+  const failures = new Map();
+  const fail = (reason) => failures.set(reason, (failures.get(reason) ?? 0) + 1);
+  const workers = (jobs, work) => Promise.all(Array.from({ length: 32 }, async () => {
+    for (;;) {
+      const i = jobs.next();
+      if (i.done) return;
+      await work(i.value).catch((error) => fail(error.message));
+    }
+  }));
+  const indexes = () => Array.from({ length: count }, (_, i) => i)[Symbol.iterator]();
+  const started = performance.now();
+  await workers(indexes(), async (i) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'hold_task', arguments: { text: `t-${i}` }, task: { ttl: 600_000 } } });
+    const message = parseRpc((await post(`${base}/tslow`, body, {}, { agent, timeoutMs: Math.max(1, deadline - Date.now()) })).body);
+    const taskId = message?.result?.task?.taskId;
+    if (typeof taskId !== 'string') throw new Error(message?.error ? `JSON-RPC ${message.error.code}` : 'no task in the answer');
+    taskIds[i] = taskId;
+  });
+  let held = 0;
+  while (Date.now() < deadline) {
+    held = await heldOf(base);
+    if (held >= count) break;
+    await sleep(250);
+  }
+  log(`  ${held} of ${count} tasks pending in the flow after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const during = await heapOf(base);
+  const { released } = resultValue(await callTool(`${base}/ctl`, 'release', {}));
+  let completed = 0;
+  let mismatched = 0;
+  await workers(indexes(), async (i) => {
+    if (!taskIds[i]) return;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tasks/result', params: { taskId: taskIds[i] } });
+    const message = parseRpc((await post(`${base}/tslow`, body, {}, { agent, timeoutMs: Math.max(1, deadline - Date.now()) })).body);
+    if (message?.result?.content?.[0]?.text === `t-${i}`) completed += 1;
+    else mismatched += 1;
+  });
+  agent.destroy();
+  return {
+    tasks: count,
+    pendingAtOnce: held,
+    released,
+    completed,
+    lost: count - completed - mismatched,
+    mismatched,
+    failures: Object.fromEntries(failures),
+    heapBefore: before.heapUsed,
+    heapPending: during.heapUsed,
+    kbPerPendingTask: (during.heapUsed - before.heapUsed) / Math.max(held, 1) / 1024,
   };
 }
