@@ -5,7 +5,7 @@ import { answer, flowServer, runtime, storage, tab, tool, topicSwitch, TAB } fro
 import { JSON_HEADERS, rawRequest, waitForEndpoint, type Era, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
 import { openStream, type OpenStream } from '../support/sse-stream.js';
 
 /**
@@ -478,28 +478,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
 });
 
 describe(`asking a 2025-era client across two Node-RED instances sharing Redis (${nodeRedPackage})`, () => {
-  let redis: RedisServer;
-  let first: NodeRedProcess;
-  let second: NodeRedProcess;
-  let firstUrl: string;
-  let secondUrl: string;
-
-  before(async () => {
-    redis = await startRedis();
-    const [port1, port2] = [await freePort(), await freePort()];
-    [first, second] = await Promise.all([
-      startNodeRed(askFlows(port1, { redis: true }), { env: { MCP_TEST_REDIS_URL: redis.url, MCP_TEST_INSTANCE: 'first' } }),
-      startNodeRed(askFlows(port2, { redis: true }), { env: { MCP_TEST_REDIS_URL: redis.url, MCP_TEST_INSTANCE: 'second' } }),
-    ]);
-    firstUrl = `http://127.0.0.1:${port1}/ask`;
-    secondUrl = `http://127.0.0.1:${port2}/ask`;
-    await Promise.all([waitForEndpoint(firstUrl), waitForEndpoint(secondUrl)]);
-  });
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await redis?.stop();
-  });
+  const pair = twoNodeRedsOnRedis((port) => askFlows(port, { redis: true }), '/ask', ['first', 'second']);
 
   /** A tools/call on `target` whose answer is a stream; returns it with the first request it carries. */
   async function callAsking(target: string, name: string): Promise<{ stream: OpenStream; asked: any }> {
@@ -510,14 +489,14 @@ describe(`asking a 2025-era client across two Node-RED instances sharing Redis (
   }
 
   it('delivers an answer POSTed to the other instance to the call waiting on the first', async () => {
-    const { stream, asked } = await callAsking(firstUrl, 'ask_all');
+    const { stream, asked } = await callAsking(pair.firstUrl, 'ask_all');
     try {
       const requests = [asked, await stream.next(), await stream.next()];
       assert.deepEqual(requests.map((request) => request.method).sort(), ['elicitation/create', 'roots/list', 'sampling/createMessage']);
       for (const request of requests) assert.equal(typeof request.id, 'string');
       const resultOf: Record<string, unknown> = { 'elicitation/create': { action: 'accept', content: { city: 'Bergen' } }, 'sampling/createMessage': SAMPLED, 'roots/list': ROOTS };
       for (const request of requests) {
-        const posted = await rawRequest(secondUrl, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result: resultOf[request.method] }) });
+        const posted = await rawRequest(pair.secondUrl, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result: resultOf[request.method] }) });
         assert.equal(posted.status, 202, posted.body);
       }
       const final = await stream.next();
@@ -525,19 +504,19 @@ describe(`asking a 2025-era client across two Node-RED instances sharing Redis (
       const saw = flowSaw(final.result);
       assert.equal(saw['instance'], 'first', 'the flow of the instance that asked got the answers');
       assert.deepEqual(saw['inputResponses'], { city: { action: 'accept', content: { city: 'Bergen' } }, summary: SAMPLED, folders: ROOTS });
-      assert.equal(second.output().includes('ask-execute ask_all'), false, 'the other instance ran no flow');
+      assert.equal(pair.second.output().includes('ask-execute ask_all'), false, 'the other instance ran no flow');
     } finally {
       stream.close();
     }
   });
 
   it('takes an answer once: the same answer again is refused with HTTP 400 by the instance that asked', async () => {
-    const { stream, asked } = await callAsking(firstUrl, 'ask_once');
+    const { stream, asked } = await callAsking(pair.firstUrl, 'ask_once');
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id: asked.id, result: { action: 'decline' } });
-      assert.equal((await rawRequest(firstUrl, { headers: LEGACY_HEADERS, body })).status, 202);
+      assert.equal((await rawRequest(pair.firstUrl, { headers: LEGACY_HEADERS, body })).status, 202);
       assert.deepEqual(flowSaw((await stream.next()).result)['inputResponses'], { city: { action: 'decline' } });
-      assert.equal((await rawRequest(firstUrl, { headers: LEGACY_HEADERS, body })).status, 400);
+      assert.equal((await rawRequest(pair.firstUrl, { headers: LEGACY_HEADERS, body })).status, 400);
     } finally {
       stream.close();
     }

@@ -4,7 +4,7 @@ import { answer, flowServer, runtime, storage, tab, tool, topicSwitch } from '..
 import { JSON_HEADERS, rawRequest, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
 import { TASKS_EXTENSION, TaskClient } from '../support/task-client.js';
 
 /**
@@ -380,36 +380,14 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
 });
 
 describe(`tasks that ask, across two Node-RED instances on one redis-server (${nodeRedPackage})`, () => {
-  let redis: RedisServer;
-  let first: NodeRedProcess;
-  let second: NodeRedProcess;
-  let firstUrl: string;
-  let secondUrl: string;
-
-  before(async () => {
-    redis = await startRedis();
-    const [port1, port2] = [await freePort(), await freePort()];
-    const env = { MCP_TEST_REDIS_URL: redis.url };
-    [first, second] = await Promise.all([
-      startNodeRed(askFlows(port1, { redis: true }), { env: { ...env, MCP_TEST_INSTANCE: 'A' } }),
-      startNodeRed(askFlows(port2, { redis: true }), { env: { ...env, MCP_TEST_INSTANCE: 'B' } }),
-    ]);
-    firstUrl = `http://127.0.0.1:${port1}/tasks`;
-    secondUrl = `http://127.0.0.1:${port2}/tasks`;
-    await Promise.all([waitForEndpoint(firstUrl), waitForEndpoint(secondUrl)]);
-  });
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await redis?.stop();
-  });
+  const pair = twoNodeRedsOnRedis((port) => askFlows(port, { redis: true }), '/tasks');
 
   it('a task running on A shows input_required on B, and tasks/update sent to B resumes the flow on A', async () => {
-    const onA = await TaskClient.connect(firstUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
-    const onB = await TaskClient.connect(secondUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
+    const onA = await TaskClient.connect(pair.firstUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
+    const onB = await TaskClient.connect(pair.secondUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
     try {
-      const sinceA = first.output().length;
-      const sinceB = second.output().length;
+      const sinceA = pair.first.output().length;
+      const sinceB = pair.second.output().length;
       const taskId = TaskClient.taskIdOf(await onA.call('task_ask', {}));
       const waiting = await untilStatus(onB, taskId, 'input_required');
       assert.deepEqual(Object.keys(waiting['inputRequests']).sort(), ['city', 'summary']);
@@ -422,7 +400,7 @@ describe(`tasks that ask, across two Node-RED instances on one redis-server (${n
       assert.equal(saw['instance'], 'A', 'the flow of the instance running the task got the answers');
       assert.equal(saw['text'], 'Bergen: A city by a fjord.');
       assert.deepEqual(saw['inputResponses'], { city: BERGEN, summary: SAMPLED });
-      const rounds = roundsIn(first.output().slice(sinceA), { taskId });
+      const rounds = roundsIn(pair.first.output().slice(sinceA), { taskId });
       assert.deepEqual(
         rounds.map(({ round, instance }) => [round, instance]),
         [
@@ -431,7 +409,7 @@ describe(`tasks that ask, across two Node-RED instances on one redis-server (${n
         ],
       );
       assert.equal(rounds[1]!.executionId, rounds[0]!.executionId);
-      assert.deepEqual(roundsIn(second.output().slice(sinceB), {}), [], 'B ran no flow');
+      assert.deepEqual(roundsIn(pair.second.output().slice(sinceB), {}), [], 'B ran no flow');
     } finally {
       await onA.close();
       await onB.close();
@@ -439,17 +417,17 @@ describe(`tasks that ask, across two Node-RED instances on one redis-server (${n
   });
 
   it('a cancel sent to B ends a task waiting on A, and A tells its flow', async () => {
-    const onA = await TaskClient.connect(firstUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
-    const onB = await TaskClient.connect(secondUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
+    const onA = await TaskClient.connect(pair.firstUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
+    const onB = await TaskClient.connect(pair.secondUrl, 'modern', { capabilities: CAN_ANSWER_ALL });
     try {
-      const since = first.output().length;
+      const since = pair.first.output().length;
       const taskId = TaskClient.taskIdOf(await onA.call('task_ask', {}));
       await untilStatus(onB, taskId, 'input_required');
-      const [asking] = roundsIn(first.output().slice(since), { taskId });
+      const [asking] = roundsIn(pair.first.output().slice(since), { taskId });
       assert.ok(asking, 'A ran the first round');
       assertEmptyAck(await onB.cancel(taskId));
       assert.equal((await onB.get(taskId))['status'], 'cancelled');
-      await first.waitForOutput(`task-cancel ${asking.executionId} reason=cancelled`, since);
+      await pair.first.waitForOutput(`task-cancel ${asking.executionId} reason=cancelled`, since);
       assert.equal((await onA.get(taskId))['status'], 'cancelled');
     } finally {
       await onA.close();

@@ -4,7 +4,7 @@ import { answer, flowServer, router, runtime, storage, tab, tool, topicSwitch, T
 import { connect, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
 import { TaskClient } from '../support/task-client.js';
 
 /**
@@ -292,34 +292,12 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
 });
 
 describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPackage})`, () => {
-  let redis: RedisServer;
-  let first: NodeRedProcess;
-  let second: NodeRedProcess;
-  let firstUrl: string;
-  let secondUrl: string;
-
-  before(async () => {
-    redis = await startRedis();
-    const [port1, port2] = [await freePort(), await freePort()];
-    const env = { MCP_TEST_REDIS_URL: redis.url };
-    [first, second] = await Promise.all([
-      startNodeRed(taskFlows(port1, { redis: true }), { env: { ...env, MCP_TEST_INSTANCE: 'A' } }),
-      startNodeRed(taskFlows(port2, { redis: true }), { env: { ...env, MCP_TEST_INSTANCE: 'B' } }),
-    ]);
-    firstUrl = `http://127.0.0.1:${port1}/tasks`;
-    secondUrl = `http://127.0.0.1:${port2}/tasks`;
-    await Promise.all([waitForEndpoint(firstUrl), waitForEndpoint(secondUrl)]);
-  });
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await redis?.stop();
-  });
+  const pair = twoNodeRedsOnRedis((port) => taskFlows(port, { redis: true }), '/tasks');
 
   for (const era of ['legacy', 'modern'] as Era[]) {
     it(`${era}: a task started on A is polled and its result read on B`, async () => {
-      const onA = await TaskClient.connect(firstUrl, era);
-      const onB = await TaskClient.connect(secondUrl, era);
+      const onA = await TaskClient.connect(pair.firstUrl, era);
+      const onB = await TaskClient.connect(pair.secondUrl, era);
       try {
         const taskId = TaskClient.taskIdOf(await onA.call('job', { ms: 400, label: era }));
         // Durable before the answer: B knows the task at once.
@@ -339,15 +317,15 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
   }
 
   it('a cancel sent to B stops the flow on A (mcp-tool-cancel there)', async () => {
-    const onA = await TaskClient.connect(firstUrl, 'modern');
-    const onB = await TaskClient.connect(secondUrl, 'modern');
+    const onA = await TaskClient.connect(pair.firstUrl, 'modern');
+    const onB = await TaskClient.connect(pair.secondUrl, 'modern');
     try {
-      const since = first.output().length;
+      const since = pair.first.output().length;
       const taskId = TaskClient.taskIdOf(await onA.call('job', { ms: 60_000, label: 'remote-cancel' }));
-      await first.waitForOutput(`task=${taskId}`, since);
+      await pair.first.waitForOutput(`task=${taskId}`, since);
       await onB.cancel(taskId);
       assert.equal((await onB.get(taskId))['status'], 'cancelled');
-      await first.waitForOutput(/job-cancelled \w+ reason=cancelled stopped=true/, since, 10_000);
+      await pair.first.waitForOutput(/job-cancelled \w+ reason=cancelled stopped=true/, since, 10_000);
       assert.equal((await onA.get(taskId))['status'], 'cancelled');
     } finally {
       await onA.close();
@@ -356,11 +334,11 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
   });
 
   it('answers a retryable error while Redis does not answer, and the task is intact when it does', async () => {
-    const client = await TaskClient.connect(secondUrl, 'modern');
+    const client = await TaskClient.connect(pair.secondUrl, 'modern');
     try {
       const taskId = TaskClient.taskIdOf(await client.call('job', { ms: 100, label: 'outage' }));
       await client.untilDone(taskId);
-      redis.freeze();
+      pair.redis.freeze();
       try {
         const error = await client.get(taskId).then(
           () => undefined,
@@ -369,7 +347,7 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
         assert.equal(error?.code, -32000);
         assert.match(String(error?.message), /temporarily unavailable; retry/);
       } finally {
-        redis.thaw();
+        pair.redis.thaw();
       }
       const after = await client.get(taskId);
       assert.equal(after['status'], 'completed');
@@ -381,13 +359,13 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
 
   // Last: it kills instance A.
   it('reports a task failed when the instance running it dies', async () => {
-    const onA = await TaskClient.connect(firstUrl, 'modern');
-    const since = first.output().length;
+    const onA = await TaskClient.connect(pair.firstUrl, 'modern');
+    const since = pair.first.output().length;
     const taskId = TaskClient.taskIdOf(await onA.call('job', { ms: 120_000, label: 'doomed' }));
-    await first.waitForOutput(`task=${taskId}`, since);
+    await pair.first.waitForOutput(`task=${taskId}`, since);
     await onA.close().catch(() => undefined);
-    await first.kill();
-    const onB = await TaskClient.connect(secondUrl, 'modern');
+    await pair.first.kill();
+    const onB = await TaskClient.connect(pair.secondUrl, 'modern');
     try {
       // Working until A's heartbeat lapses (10 s), then failed.
       const done = await onB.untilDone(taskId, 30_000);
