@@ -16,36 +16,24 @@ msg.payload = { executionId: msg.payload.executionId, result: msg.payload.argume
 return msg;`;
 
 // Holds each call until the bench releases them all, so every call is pending at the same moment.
-// The hold node registers `release` on the probe; the control flow calls it.
-const HOLD = `const probe = global.get('benchProbe');
-if (!probe.release) {
-  probe.release = () => {
-    const held = probe.held;
-    probe.held = [];
+// The hold node registers its release function on the probe; the control flow calls it. Calls that run
+// as tasks (/tslow) are held in a list of their own, so each hold node answers its own endpoint.
+const holdBody = (list, release) => `const probe = global.get('benchProbe');
+probe.${list} = probe.${list} || [];
+if (!probe.${release}) {
+  probe.${release} = () => {
+    const held = probe.${list};
+    probe.${list} = [];
     for (const m of held) node.send(m, false);
     return held.length;
   };
 }
 msg.topic = 'mcp-tool-response';
 msg.payload = { executionId: msg.payload.executionId, result: msg.payload.arguments.text };
-probe.held.push(msg);
+probe.${list}.push(msg);
 return null;`;
-
-// The same for calls that run as tasks (/tslow): held apart, so each hold node answers its own endpoint.
-const HOLD_TASKS = `const probe = global.get('benchProbe');
-probe.heldTasks = probe.heldTasks || [];
-if (!probe.releaseTasks) {
-  probe.releaseTasks = () => {
-    const held = probe.heldTasks;
-    probe.heldTasks = [];
-    for (const m of held) node.send(m, false);
-    return held.length;
-  };
-}
-msg.topic = 'mcp-tool-response';
-msg.payload = { executionId: msg.payload.executionId, result: msg.payload.arguments.text };
-probe.heldTasks.push(msg);
-return null;`;
+const HOLD = holdBody('held', 'release');
+const HOLD_TASKS = holdBody('heldTasks', 'releaseTasks');
 
 // `heap`: process memory after a full GC; `held`: how many calls the hold node has (cheap, no GC);
 // `release`: answers them all; `snapshot`: writes a heap snapshot into `dir` (BENCH_HEAP_SNAPSHOTS).
