@@ -262,6 +262,21 @@ describe('mcp-flow-server', () => {
     await expectNeverStarted(port, ['srv'], '/mcp');
   });
 
+  it('does not start an endpoint whose edge relaying has no storage to relay through, and says so', async () => {
+    const port = await freePort();
+    await helper.load(nodes, flowOf(
+      runtimeDef('rt', port),
+      flowServerDef('edge', 'rt', [[]], { path: '/edge', edgeSite: 'plant-a' }),
+      flowServerDef('hub', 'rt', [[]], { path: '/hub', hubSites: 'plant-a' }),
+      toolDef('tool', 'echo'),
+    ));
+    for (const id of ['edge', 'hub']) {
+      const status = await waitForStatus(helper.getNode(id), 'red');
+      assert.equal(status.text, 'Edge relaying needs a Storage in Redis mode: choose one above', id);
+    }
+    assert.equal(await probeEndpoint(port, '/edge'), 'refused');
+  });
+
   it('does not start Local access on a runtime bound to 0.0.0.0', async () => {
     const port = await freePort();
     await helper.load(nodes, flowOf(runtimeDef('rt', port, { host: '0.0.0.0' }), flowServerDef('srv', 'rt'), toolDef('tool', 'echo')));
