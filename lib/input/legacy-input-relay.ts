@@ -7,7 +7,11 @@ import type { InputRequest } from './input-requests.js';
 /** How a round of questions on a 2025-era stream ended when it did not get every answer. */
 export type UnansweredEnd = 'timeout' | 'cancelled' | 'stopped';
 
-export type AskOutcome = { readonly answers: Record<string, unknown> } | { readonly ended: UnansweredEnd };
+export type AskOutcome =
+  | { readonly answers: Record<string, unknown> }
+  | { readonly ended: UnansweredEnd }
+  /** As many calls as the relay allows are waiting for their clients already: nothing was sent. */
+  | { readonly full: number };
 
 /** What a client POSTed back: a JSON-RPC response to one of the requests this palette sent. */
 export interface ClientAnswer {
@@ -47,10 +51,14 @@ export class LegacyInputRelay {
   private readonly logger: Logger;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
+  /** Calls whose questions are out: a round that asked holds no concurrency slot, so this is their bound. */
+  private asking = 0;
+  private readonly maxAsking: number;
 
-  constructor(options: { readonly store?: Store; readonly logger: Logger }) {
+  constructor(options: { readonly store?: Store; readonly logger: Logger; readonly maxAsking?: number }) {
     this.store = options.store;
     this.logger = options.logger;
+    this.maxAsking = options.maxAsking ?? Number.POSITIVE_INFINITY;
     if (this.store) this.unsubscribe = this.store.subscribe(channelOf(this.instance), (message) => this.receiveForwarded(message));
   }
 
@@ -66,6 +74,8 @@ export class LegacyInputRelay {
   async ask(requests: Readonly<Record<string, InputRequest>>, owner: string, send: (message: object) => Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<AskOutcome> {
     if (this.stopped) return { ended: 'stopped' };
     if (signal.aborted) return { ended: 'cancelled' };
+    if (this.asking >= this.maxAsking) return { full: this.maxAsking };
+    this.asking += 1;
     const ids: string[] = [];
     const answers: Record<string, unknown> = {};
     let remaining = Object.keys(requests).length;
@@ -91,6 +101,7 @@ export class LegacyInputRelay {
     try {
       return await done;
     } finally {
+      this.asking -= 1;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       this.onStop.delete(stopListener);

@@ -218,7 +218,8 @@ export class McpEndpoint {
     this.options = options;
     this.path = options.path;
     this.requestStates = options.requestStates ?? RequestStateSealer.ephemeral(REQUEST_STATE_TTL_MS);
-    this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger });
+    // As many calls may wait for their clients' answers as may run in the flow at once.
+    this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger, maxAsking: options.maxInFlight });
     this.broker = new ExecutionBroker({
       maxInFlight: options.maxInFlight,
       // Resource reads, prompts and flow-answered completions share the tools' broker: one concurrency cap, the same time limits.
@@ -855,6 +856,11 @@ export class McpEndpoint {
     return async (ask: InputAsk, round: number, executionId: string): Promise<AskDecision> => {
       if (!hub) return { ended: { kind: 'stopped', reason: 'the endpoint has no stream to ask on' } };
       const asked = await this.relay.ask(ask.requests, callerKey(exchange?.caller ?? {}), (message) => hub.sendRequest(hubId, message as JSONRPCMessage), signal, tool.timeoutMs);
+      if ('full' in asked) {
+        // Told to the flow like any question that could not be asked: it may answer without, or try later.
+        const message = `Server busy: ${asked.full} calls on ${this.path} are already waiting for their clients' answers; nothing was asked.`;
+        return { next: { round, inputError: { code: SERVER_BUSY, message, keys: Object.keys(ask.requests) }, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
+      }
       if ('ended' in asked) {
         // The flow finished its round by asking; it still learns that the call it may be holding on to ended.
         this.options.onAbandoned?.(executionId, asked.ended === 'cancelled' ? 'disconnected' : asked.ended, context);

@@ -71,12 +71,14 @@ function askFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] {
     ...(options.redis ? [storage('store', 'redis', 'MCP_TEST_REDIS_URL')] : []),
     server('fs', '/ask'),
     server('fs-other', '/other'),
+    // One call at a time: also the number of calls that may wait for their clients' answers.
+    { ...server('fs-narrow', '/narrow'), maxConcurrent: '1' },
     topicSwitch('by-topic', { 'mcp-tool-execute': 'asker', 'mcp-tool-cancel': 'on-cancel' }),
     // Answers go back to whichever endpoint sent the call: both are wired to the same flow.
-    { ...answer('asker', ASKER, 'fs'), wires: [['fs', 'fs-other']] },
+    { ...answer('asker', ASKER, 'fs'), wires: [['fs', 'fs-other', 'fs-narrow']] },
     answer('on-cancel', ON_CANCEL, ''),
     // Errors the flow-server reports with done(error), as a flow author sees them in a Catch node.
-    { id: 'catch-fs', type: 'catch', z: TAB, name: '', scope: ['fs', 'fs-other'], uncaught: false, x: 100, y: 400, wires: [['caught']] },
+    { id: 'catch-fs', type: 'catch', z: TAB, name: '', scope: ['fs', 'fs-other', 'fs-narrow'], uncaught: false, x: 100, y: 400, wires: [['caught']] },
     answer('caught', `node.warn('caught-error ' + msg.error.message);\nreturn null;`, ''),
     asking('t-once', 'ask_once', 'elicitation'),
     asking('t-twin', 'ask_twin', 'elicitation'),
@@ -448,6 +450,34 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
         const response = await rawRequest(url, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'accept', content: { city: 'Oslo' } } }) });
         assert.equal(response.status, 400, id);
         assert.equal(response.json().error.code, -32600);
+      }
+    });
+
+    it('tells the flow the server is busy (inputError -32000) when as many calls as may run are already waiting for answers', async () => {
+      const narrow = url.replace(/\/ask$/, '/narrow');
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const { client: waiting, heard } = await askedClient(narrow, 'legacy', {
+        elicit: async () => {
+          await held;
+          return { action: 'accept', content: { city: 'Oslo' } };
+        },
+      });
+      const { client: second } = await askedClient(narrow, 'legacy', { elicit: () => ({ action: 'accept', content: { city: 'Bergen' } }) });
+      try {
+        const first = waiting.callTool({ name: 'ask_once', arguments: {} });
+        while (heard.elicit.length === 0) await new Promise((resolve) => setImmediate(resolve));
+        // The first call's question is out and its round has ended: the second call runs, but cannot ask.
+        const saw = flowSaw(await second.callTool({ name: 'ask_once', arguments: {} }));
+        assert.equal(saw.inputResponses, null);
+        assert.equal(saw.inputError?.code, -32000);
+        assert.match(saw.inputError?.message ?? '', /Server busy: 1 calls on \/narrow are already waiting for their clients' answers/);
+        release();
+        assert.deepEqual(flowSaw(await first).inputResponses, { city: { action: 'accept', content: { city: 'Oslo' } } });
+      } finally {
+        release();
+        await waiting.close();
+        await second.close();
       }
     });
 

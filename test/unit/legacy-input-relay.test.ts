@@ -63,6 +63,23 @@ describe('LegacyInputRelay', () => {
     assert.equal(asking.pending, 0);
   });
 
+  it('lets at most maxAsking calls wait for answers at once, sending nothing for the next, and takes one again when a call is answered', async () => {
+    const asking = new LegacyInputRelay({ logger: recordingLogger(), maxAsking: 1 });
+    relays.push(asking);
+    const first = recordingStream();
+    const waiting = asking.ask({ city: REQUESTS['city']! }, 'alice', first.send, new AbortController().signal, LONG_MS);
+    const refused = recordingStream();
+    assert.deepEqual(await asking.ask({ city: REQUESTS['city']! }, 'bob', refused.send, new AbortController().signal, LONG_MS), { full: 1 });
+    assert.equal(refused.sent.length, 0);
+    await asking.answer({ id: first.sent[0]!.id, result: { action: 'decline' } }, 'alice');
+    assert.deepEqual(await waiting, { answers: { city: { action: 'decline' } } });
+    const again = recordingStream();
+    const next = asking.ask({ city: REQUESTS['city']! }, 'bob', again.send, new AbortController().signal, LONG_MS);
+    assert.equal(again.sent.length, 1);
+    await asking.answer({ id: again.sent[0]!.id, result: { action: 'cancel' } }, 'bob');
+    assert.deepEqual(await next, { answers: { city: { action: 'cancel' } } });
+  });
+
   it('delivers an answer that reached the other instance through the shared store', async () => {
     const asking = relay();
     const other = relay();
