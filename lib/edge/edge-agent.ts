@@ -49,8 +49,9 @@ export class EdgeAgent {
   announce(): void {
     if (this.closed) return;
     const tools: EdgeTool[] = [];
-    for (const listing of this.options.catalog().listings) {
-      const definition = this.options.catalog().find(listing.name);
+    const catalog = this.options.catalog();
+    for (const listing of catalog.listings) {
+      const definition = catalog.find(listing.name);
       // The palette's own in-process tools (get_flow) stay on the instance they describe.
       if (!definition || definition.runInProcess) continue;
       tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs });

@@ -29,8 +29,6 @@ export interface InputRefusal {
   readonly keys: readonly string[];
 }
 
-/** JSON-RPC code of the 2026-07-28 MissingRequiredClientCapabilityError, reused for the flow. */
-export const MISSING_CLIENT_CAPABILITY = -32021;
 
 const METHOD_OF: Readonly<Record<InputKind, InputRequest['method']>> = {
   elicitation: 'elicitation/create',

@@ -1,5 +1,6 @@
 import type { ExecutionOutcome, RoundInput } from '../execution/broker.js';
-import { disallowed, MISSING_CLIENT_CAPABILITY, type InputAsk, type InputKind, type InputRefusal } from './input-requests.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { disallowed, type InputAsk, type InputKind, type InputRefusal } from './input-requests.js';
 
 /** What becomes of one `mcp-tool-input`: the flow's next round, the ask handed to the client as the call's answer, or how the call ended. */
 /** How often a flow may ask the client during one call, as the SDK's own default. */
@@ -75,7 +76,8 @@ function refusalOf(options: RoundsOptions, ask: InputAsk): InputRefusal | undefi
   const clientCan = options.clientCan;
   const unsupported = clientCan ? disallowed(ask, clientCan) : undefined;
   if (unsupported && unsupported.keys.length > 0) {
-    return { code: MISSING_CLIENT_CAPABILITY, message: `The client did not declare the ${unsupported.kinds.join(' and ')} capability, so it cannot be asked.`, keys: unsupported.keys };
+    // The code of the protocol's own MissingRequiredClientCapabilityError, so the flow can tell it apart.
+    return { code: ProtocolErrorCode.MissingRequiredClientCapability, message: `The client did not declare the ${unsupported.kinds.join(' and ')} capability, so it cannot be asked.`, keys: unsupported.keys };
   }
   return undefined;
 }

@@ -43,6 +43,7 @@ import { LogThrottle } from '../core/log-throttle.js';
 import { checkParamHeaders } from './param-headers.js';
 import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, protocolVersionOf } from './protocol-version.js';
 import { clampResult } from './result-clamp.js';
+import { SERVER_BUSY } from './json-rpc-codes.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { plainLegacyToolsListId, writePrebuiltList } from './prebuilt-tools-list.js';
 import type { Store } from '../storage/store.js';
@@ -52,11 +53,11 @@ import { registerTaskHandlers, taskCapabilities, type Era } from './task-handler
 import type { InProcessResult, ToolDefinition } from './tool-definition.js';
 import type { RoundInput } from '../execution/broker.js';
 import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../input/input-rounds.js';
-import { runsAsTask, startToolTask } from './tool-tasks.js';
-import { MISSING_CLIENT_CAPABILITY, requiredCapabilities, type InputAsk, type InputKind } from '../input/input-requests.js';
+import { runsAsTask, startToolTask, type ToolTaskDependencies } from './tool-tasks.js';
+import { requiredCapabilities, type InputAsk, type InputKind } from '../input/input-requests.js';
 import { clientAnswersIn, LegacyInputRelay } from '../input/legacy-input-relay.js';
-import { RequestStateSealer, type StateBinding } from '../input/request-state.js';
-import { REQUEST_STATE_TTL_MS } from '../input/state-key.js';
+import type { RequestStateSealer, StateBinding } from '../input/request-state.js';
+import { requestStateSealer } from '../input/state-key.js';
 import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from './round-trips.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
@@ -161,8 +162,6 @@ export type UpdateDelivery = 'sent' | 'unwatched' | 'unknown';
 const LEGACY_VERSIONS_OPTION: string[] = [...LEGACY_PROTOCOL_VERSIONS];
 /** How much longer an edge lets a relayed call run than the hub that relayed it waits. */
 const RELAY_GRACE_MS = 1_000;
-/** JSON-RPC code MCP servers use for "server busy"; the transport reserves -32000..-32099. */
-export const SERVER_BUSY = -32000;
 /** Per-request facts the SDK carries through untouched from `handle` to the tool handler. */
 const EXCHANGE_KEY = 'flowmcp.exchange';
 
@@ -194,6 +193,8 @@ export class McpEndpoint {
   /** Calls running as tasks: their own limit, so hour-long jobs never take the slots of quick calls. */
   private readonly taskBroker: ExecutionBroker<ExecutionContext> | undefined;
   private readonly tasks: TaskManager | undefined;
+  /** What a call that runs as a task needs of this endpoint (built once; undefined without tasks). */
+  private readonly taskDependencies: ToolTaskDependencies | undefined;
   private readonly logLevels = new LogLevelBook();
   private readonly mcp: McpHttpHandler;
   /** The SDK's Node adapter, for the 2026-07-28 requests that may stream (built once). */
@@ -217,7 +218,7 @@ export class McpEndpoint {
   constructor(options: McpEndpointOptions) {
     this.options = options;
     this.path = options.path;
-    this.requestStates = options.requestStates ?? RequestStateSealer.ephemeral(REQUEST_STATE_TTL_MS);
+    this.requestStates = options.requestStates ?? requestStateSealer();
     // As many calls may wait for their clients' answers as may run in the flow at once.
     this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger, maxAsking: options.maxInFlight });
     this.broker = new ExecutionBroker({
@@ -257,6 +258,13 @@ export class McpEndpoint {
         logger: options.logger,
         abandon: (executionId) => taskBroker.cancel(executionId),
       });
+      this.taskDependencies = {
+        path: options.path,
+        tasks: this.tasks,
+        broker: taskBroker,
+        ...(options.onAbandoned ? { onAbandoned: options.onAbandoned } : {}),
+        ...(options.measureResponses ? { measureResponses: options.measureResponses } : {}),
+      };
     }
     this.contentDependencies = {
       path: options.path,
@@ -779,17 +787,17 @@ export class McpEndpoint {
     }
     // A tool that asks before it becomes a task runs its first round as a plain call: its questions
     // come back as input_required, and the retry that brings the answers starts the task.
-    const asTask = this.tasks !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
+    // What a 2026-07-28 client declared it can be asked (only looked up for tools that ask).
+    const clientCapabilities = tool.asks ? declaredClientCapabilities(handlerCtx) : undefined;
+    const taskDependencies = this.taskDependencies;
+    const asTask = taskDependencies !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
     if (asTask) {
-      const clientCapabilities = tool.asks && era === 'modern' ? declaredClientCapabilities(handlerCtx) : undefined;
-      const deps = { path: this.path, tasks: this.tasks, broker: this.taskBroker!, ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}), ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}) };
-      return (await startToolTask(deps, server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
+      return (await startToolTask(taskDependencies, server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
         finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
         return result;
       })) as CallToolResult;
     }
     const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
-    const clientCapabilities = tool.asks ? declaredClientCapabilities(handlerCtx) : undefined;
     // The last round that ran: telemetry counts the rounds of a call whose flow asked.
     let inputRounds: number | undefined;
     const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
@@ -883,7 +891,7 @@ export class McpEndpoint {
     const missing = [...kinds].filter((kind) => !canTake(declared, kind));
     if (missing.length === 0) return;
     finish(tool, 'missing_capability', undefined);
-    throw new ProtocolError(MISSING_CLIENT_CAPABILITY, `Missing required client capability: tool "${tool.name}" asks the client for ${missing.join(' and ')}, which this request does not declare.`, {
+    throw new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `Missing required client capability: tool "${tool.name}" asks the client for ${missing.join(' and ')}, which this request does not declare.`, {
       requiredCapabilities: requiredCapabilities(missing),
     });
   }

@@ -8,16 +8,13 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isStorageUnavailable } from '../storage/store.js';
+import { SERVER_BUSY } from './json-rpc-codes.js';
 import { legacyTask, modernTask, type TaskRecord } from '../tasks/task-record.js';
 import type { TaskManager } from '../tasks/task-manager.js';
 import { TASK_DEFAULTS } from '../tasks/task-defaults.js';
 
 /** The 2026-07-28 tasks extension (SEP-2663), as clients declare it per request. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-/** JSON-RPC "Missing Required Client Capability" (2026-07-28). */
-const MISSING_CLIENT_CAPABILITY = -32021;
-/** JSON-RPC code for "server busy / try again", as calls use when the endpoint is full. */
-const RETRY_LATER = -32000;
 
 export type Era = 'legacy' | 'modern';
 
@@ -44,7 +41,7 @@ export function declaresTasksExtension(handlerCtx: ServerContext): boolean {
 }
 
 export function missingTasksExtension(what: string): ProtocolError {
-  return new ProtocolError(MISSING_CLIENT_CAPABILITY, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension in the request's client capabilities.`, {
+  return new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension in the request's client capabilities.`, {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
   });
 }
@@ -52,7 +49,7 @@ export function missingTasksExtension(what: string): ProtocolError {
 /** A storage outage while a task is created or looked up: nothing is lost, the client may retry. */
 export function storageError(error: unknown): never {
   if (isStorageUnavailable(error)) {
-    throw new ProtocolError(RETRY_LATER, 'Task storage is temporarily unavailable; retry shortly.', { retryable: true });
+    throw new ProtocolError(SERVER_BUSY, 'Task storage is temporarily unavailable; retry shortly.', { retryable: true });
   }
   throw error;
 }

@@ -14,9 +14,8 @@ import { canTake } from './round-trips.js';
 import { declaresTasksExtension, missingTasksExtension, storageError, type Era } from './task-handlers.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { resultFromOutcome } from './tool-result.js';
+import { SERVER_BUSY } from './json-rpc-codes.js';
 
-/** JSON-RPC code MCP servers use for "server busy" (as the endpoint's). */
-const SERVER_BUSY = -32000;
 
 /** What a tool call running as a task needs of its endpoint. */
 export interface ToolTaskDependencies {

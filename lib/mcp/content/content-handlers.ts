@@ -17,10 +17,11 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
 import { callerKey } from '../../access/caller-key.js';
 import { INPUT_KINDS } from '../../input/input-requests.js';
-import { continueRounds } from '../../input/input-rounds.js';
+import { continueRounds, MAX_INPUT_ROUNDS } from '../../input/input-rounds.js';
 import type { RequestStateSealer } from '../../input/request-state.js';
 import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from '../round-trips.js';
 import { protocolVersionOf } from '../protocol-version.js';
+import { SERVER_BUSY } from '../json-rpc-codes.js';
 import { describeFlowError, formatSeconds } from '../tool-result.js';
 import { InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
 import type { ContentCatalog } from './content-catalog.js';
@@ -93,8 +94,6 @@ export interface ContentHandlerDependencies {
   readonly requestStates: RequestStateSealer;
 }
 
-/** Same code the endpoint uses when tool calls fill it: the cap is shared. */
-const SERVER_BUSY = -32000;
 
 /** How a request ended, carried on the error that ended it (errors are thrown to the SDK). */
 const outcomeOfError = new WeakMap<object, ContentOutcome>();
@@ -306,7 +305,7 @@ async function askingRun(
       deliver: async (ask) => ({ handOver: ask }),
       declared: new Set(INPUT_KINDS),
       ...(declared ? { clientCan: (kind) => canTake(declared, kind) } : { cannotAsk: `${what} cannot ask the client on the 2025 revisions: only tool calls have a stream to ask on.` }),
-      maxRounds: 8,
+      maxRounds: MAX_INPUT_ROUNDS,
       what,
     },
     outcome,
