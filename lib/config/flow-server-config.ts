@@ -119,6 +119,10 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     });
   }
   const { maxTasks, maxTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, ...endpoint } = parsed.data;
+  // An endpoint serving its own site would relay to itself, and rename its tools on every heartbeat.
+  if (edgeSite !== '' && hubSites.includes(edgeSite)) {
+    throw new McpPaletteError('hub_serves_own_site', 'an endpoint cannot serve the site it offers its own tools as', { field: 'hubSites', access: String(config.access ?? '') });
+  }
   return Object.freeze({
     ...endpoint,
     tasks: Object.freeze({ maxTasks, maxTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }),

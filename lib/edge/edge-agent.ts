@@ -52,8 +52,9 @@ export class EdgeAgent {
     const catalog = this.options.catalog();
     for (const listing of catalog.listings) {
       const definition = catalog.find(listing.name);
-      // The palette's own in-process tools (get_flow) stay on the instance they describe.
-      if (!definition || definition.runInProcess) continue;
+      // The palette's own in-process tools (get_flow) stay on the instance they describe, and an
+      // endpoint that is also a hub offers only its own tools, not those it relays for other sites.
+      if (!definition || definition.runInProcess || definition.relay) continue;
       tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs });
     }
     const message: Announcement = { t: 'announce', site: this.options.site, instance: this.instance, tools };

@@ -121,6 +121,15 @@ export class EdgeHub {
   }
 
   private heard(siteName: string, text: string): void {
+    // Most announcements are the heartbeat, the same text as the last one: it proves the site alive
+    // and needs neither parsing nor checking again.
+    const now = Date.now();
+    const fingerprint = createHash('sha256').update(text).digest('base64url');
+    const known = this.sites.get(siteName);
+    if (known && known.fingerprint === fingerprint) {
+      known.lastSeen = now;
+      return;
+    }
     const parsed = parseHubBound(text, siteName, 'announce');
     if (!parsed.ok) return this.refuse(siteName, `an announcement of site ${siteName} was refused: ${parsed.problem}`);
     const message = parsed.value;
@@ -130,16 +139,8 @@ export class EdgeHub {
       return;
     }
     if (message.t !== 'announce') return;
-    const now = Date.now();
-    const fingerprint = createHash('sha256').update(text).digest('base64url');
-    const known = this.sites.get(siteName);
     if (known && known.instance !== message.instance && now - known.lastSeen < EDGE_STALE_MS / 2) {
       this.refuse(siteName, `two Node-RED instances announce site ${siteName}; run one edge per site name (calls go to both)`);
-    }
-    if (known && known.fingerprint === fingerprint) {
-      known.lastSeen = now;
-      known.instance = message.instance;
-      return;
     }
     // A flood of changing announcements costs one rebuild a second at most.
     if (known && now - known.builtAt < MIN_REBUILD_INTERVAL_MS) return this.refuse(siteName, `site ${siteName} announces changed tools faster than once a second; the extra announcements were ignored`);
@@ -217,8 +218,9 @@ function definitionOf(name: string, offered: EdgeTool): ToolDefinition {
     toolName: name,
     title: listing.title ?? annotations.title ?? '',
     description: listing.description ?? '',
-    inputSchema: JSON.stringify(listing.inputSchema ?? { type: 'object' }),
-    outputSchema: listing.outputSchema ? JSON.stringify(listing.outputSchema) : '',
+    // Objects, as a hand-written flow may give them: parseToolConfig checks them without a JSON round trip.
+    inputSchema: listing.inputSchema ?? { type: 'object' },
+    outputSchema: listing.outputSchema ?? '',
     readOnlyHint: annotations.readOnlyHint === true,
     destructiveHint: annotations.destructiveHint === true,
     idempotentHint: annotations.idempotentHint === true,

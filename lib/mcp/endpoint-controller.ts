@@ -172,6 +172,7 @@ export class EndpointController {
   private async open(): Promise<void> {
     const { settings, runtime, logger } = this.options;
     this.report({ state: 'starting' });
+    let endpoint: McpEndpoint | undefined;
     try {
       const { site, hubSites } = settings.edges;
       // Edge relaying crosses Node-RED processes only through the endpoint's own storage: without one
@@ -180,7 +181,7 @@ export class EndpointController {
         throw new McpPaletteError('edge_needs_storage', 'edge relaying needs the endpoint to have a storage (Redis)');
       }
       this.access = await resolveAccess(settings, runtime, this.options.site, this.options.access);
-      const endpoint = new McpEndpoint({
+      endpoint = new McpEndpoint({
         serverName: settings.serverName,
         path: settings.path,
         access: this.access.policy,
@@ -215,6 +216,12 @@ export class EndpointController {
       this.relay?.close();
       this.relay = undefined;
       await this.closeEdges();
+      // The endpoint subscribes to its storage when built and may already be mounted: a failed start
+      // must not leave a subscription, or a route that answers, behind it.
+      this.endpoint = undefined;
+      await endpoint?.stop('the endpoint could not start');
+      await this.route?.unmount();
+      this.route = undefined;
       await this.releaseAccess();
       // Listen errors arrive as McpPaletteError already; anything else failed while setting up.
       const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
@@ -266,7 +273,7 @@ export class EndpointController {
         logger,
         onToolsChanged: () => this.refreshCatalog(),
         deliver: (executionId, result) => endpoint.settle(executionId, { result }),
-        failSite: (failed, message) => void endpoint.failRelayed(failed, message),
+        failSite: (failed, message) => endpoint.failRelayed(failed, message),
       });
       endpoint.relayTo(this.edgeHub);
     }

@@ -492,10 +492,9 @@ export class McpEndpoint {
   }
 
   /** An edge site went away: its pending calls end now with `message`, not at their time limits. */
-  failRelayed(site: string, message: string): number {
+  failRelayed(site: string, message: string): void {
     const ids = this.broker.findWhere((context) => !('kind' in context) && context.relay?.site === site);
     for (const id of ids) this.broker.settle(id, { result: { content: [{ type: 'text', text: message }], isError: true } });
-    return ids.length;
   }
 
   /**

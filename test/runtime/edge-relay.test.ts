@@ -445,8 +445,8 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
       assert.match(text(result), /did not answer within 1 s \(its time limit\)/);
       const id = /short-started ([0-9a-f]{32})/.exec(plantA.output().slice(sinceA))![1]!;
       await heardUntil((entry) => entry.message?.t === 'cancel' && entry.message.id === id, 'the cancel of the timed-out call', sinceHeard);
-      // The edge's own clock runs the same limit: whichever ends the call first, the flow hears it once.
-      await plantA.waitForOutput(new RegExp(`cancel-received ${id} reason=(cancelled|timeout)`), sinceA);
+      // The edge allows a relayed call a second more than the hub waits: the hub's withdrawal ends it there.
+      await plantA.waitForOutput(new RegExp(`cancel-received ${id} reason=cancelled`), sinceA);
       assert.equal(text(await client.callTool({ name: 'plant-a.x', arguments: { tag: 'after-short' } })), 'x done after-short at plant-a');
       assert.equal(count(plantA.output().slice(sinceA), new RegExp(`cancel-received ${id}`)), 1);
     });

@@ -90,6 +90,14 @@ describe('EdgeAgent over the real MemoryStore', () => {
     assert.deepEqual(announced[0].tools.map((tool: any) => tool.listing.name), ['x']);
   });
 
+  it('keeps tools it relays for other sites (an endpoint that is also a hub) off the announcement', async () => {
+    const relayed: ToolDefinition = { ...declared('plant-b.valve'), relay: { site: 'plant-b', tool: 'valve' } };
+    catalog = new ToolCatalog([declared('x'), relayed]);
+    open();
+    await flush();
+    assert.deepEqual(announced[0].tools.map((tool: any) => tool.listing.name), ['x']);
+  });
+
   it('runs each call id once, however often it is delivered, and publishes its answer', async () => {
     open();
     await send(call('c1'));

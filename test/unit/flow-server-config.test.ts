@@ -60,6 +60,7 @@ describe('parseFlowServerConfig', () => {
     assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
     assertCode({ edgeNaming: 'edge_{site}' }, 'invalid_edge_naming');
     assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
+    assertCode({ edgeSite: 'plant-a', hubSites: 'plant-b plant-a' }, 'hub_serves_own_site');
   });
 
   it('reads the task limits, as the editor saves them or as numbers', () => {
@@ -130,5 +131,6 @@ describe('parseFlowServerConfig', () => {
     assertCode({ hubSites: 'plant-a, -b' }, 'invalid_hub_sites');
     assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
     assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
+    assertCode({ edgeSite: 'plant-a', hubSites: 'plant-b plant-a' }, 'hub_serves_own_site');
   });
 });

@@ -181,6 +181,18 @@ describe('TaskManager', () => {
     assert.equal(resumed?.inputRequests, undefined);
   });
 
+  it('takes no answers from another caller: tasks/update of a task that is not theirs is an unknown task', async () => {
+    const { manager } = setup();
+    const runs = controlledRuns();
+    const record = await started(manager, 'alice', runs.run);
+    await manager.ask(record.taskId, { city: CITY });
+    assert.equal(await manager.answer(record.taskId, 'mallory', { city: { action: 'accept', content: { city: 'Nowhere' } } }), 'unknown');
+    const still = await manager.get(record.taskId, 'alice');
+    assert.equal(still?.status, 'input_required');
+    assert.deepEqual(still?.inputResponses, {});
+    assert.deepEqual(await manager.awaitAnswers(record.taskId, 1), { ended: 'timeout' }, 'nothing was handed to the flow');
+  });
+
   it('does not resume a task whose cancel lands between reading its answers and taking them', async () => {
     const store = new MemoryStore();
     stores.push(store);
