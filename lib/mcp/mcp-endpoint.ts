@@ -6,6 +6,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   ProtocolError,
   ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
   Server,
   type AuthInfo,
   type CallToolRequest,
@@ -26,7 +27,7 @@ import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
 import { sendJson, sendJsonRpcError } from '../http/responses.js';
 import { bodylessWebRequest } from '../http/web-exchange.js';
 import { writeAnyWebResponse } from '../http/write-event-stream.js';
-import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
+import { CapacityError, ExecutionBroker, type BeginOptions, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
 import { cancelledRequestId, type CancelReason } from '../execution/cancellation.js';
 import { callerKey } from '../access/caller-key.js';
 import { openCallStream, hasToolCall, wantsProgress, type CallStream, type LogLine, type ProgressReport } from './call-stream.js';
@@ -45,7 +46,9 @@ import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PRO
 import { clampResult } from './result-clamp.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 import { ToolCatalog } from './tool-catalog.js';
-import { plainLegacyToolsListId, writePrebuiltList } from './prebuilt-tools-list.js';
+import { plainLegacyToolsListId } from './prebuilt-tools-list.js';
+import { plainLegacyToolCall, writeJsonRpcError, writeJsonRpcResult, type PlainToolCall } from './plain-legacy-request.js';
+import { plainModernToolCall } from './plain-modern-call.js';
 import type { Store } from '../storage/store.js';
 import { TaskManager, type TaskLimits } from '../tasks/task-manager.js';
 import { TaskStore } from '../tasks/task-store.js';
@@ -150,6 +153,11 @@ export interface McpEndpointOptions {
   readonly requestStates?: RequestStateSealer;
   /** Where a 2025-era client's answer to a flow's question crosses to the instance that asked. */
   readonly answersStore?: Store;
+  /**
+   * Whether plain 2025-era tool calls are served directly rather than through the SDK (default true).
+   * Both paths give the same answers; tests turn it off to compare them.
+   */
+  readonly directToolCalls?: boolean;
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -214,10 +222,14 @@ export class McpEndpoint {
   private readonly relay: LegacyInputRelay;
   /** Set on a hub endpoint: where calls to edge tools go. */
   private edges: EdgeRelay | undefined;
+  private readonly directCalls: boolean;
+  private readonly serverInfo: { readonly name: string; readonly version: string };
 
   constructor(options: McpEndpointOptions) {
     this.options = options;
     this.path = options.path;
+    this.directCalls = options.directToolCalls ?? true;
+    this.serverInfo = { name: options.serverName, version: PACKAGE_VERSION };
     this.requestStates = options.requestStates ?? requestStateSealer();
     // As many calls may wait for their clients' answers as may run in the flow at once.
     this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger, maxAsking: options.maxInFlight });
@@ -405,7 +417,11 @@ export class McpEndpoint {
     if (answers !== undefined) return this.takeAnswers(answers, decision.caller, res);
     // The first page of tools/list is a constant per deploy: 2025-era clients get its prebuilt bytes.
     const listId = plainLegacyToolsListId(req, parsedBody);
-    if (listId !== undefined) return writePrebuiltList(res, this.catalog.listJson, listId);
+    if (listId !== undefined) return writeJsonRpcResult(res, this.catalog.listJson, listId);
+    // So is a plain 2025-era tools/call of a flow tool, the hot path: served without the SDK's machinery.
+    const plainCall = this.directCalls ? (plainLegacyToolCall(req, parsedBody) ?? plainModernToolCall(req, parsedBody)) : undefined;
+    const direct = plainCall && this.directlyServed(plainCall, decision.caller);
+    if (direct) return this.callDirectly(plainCall!, direct, exchange, res);
     let request: Request;
     try {
       request = bodylessWebRequest(req);
@@ -705,23 +721,7 @@ export class McpEndpoint {
   ): Promise<CallToolResult> {
     const startedAt = performance.now();
     const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
-    const observer = this.options.onCallFinished;
-    const finish = (tool: ToolDefinition | undefined, outcome: CallOutcome, result: CallToolResult | undefined, extra: Partial<CallFinished> = {}) => {
-      observer?.({
-        endpoint: this.path,
-        tool: tool?.name ?? 'unknown',
-        mode: tool && !tool.runInProcess ? 'flow' : 'unknown',
-        outcome,
-        caller: exchange?.caller ?? {},
-        durationMs: performance.now() - startedAt,
-        ...(tool?.relay ? { site: tool.relay.site } : {}),
-        // Only measured when someone listens (sizing a large result is not free), and never for a
-        // client that hung up: nothing was sent to it.
-        responseBytes: result && !exchange?.disconnected.aborted && this.options.measureResponses?.() ? Buffer.byteLength(JSON.stringify(result)) : 0,
-        ...extra,
-      });
-      return result;
-    };
+    const finish = this.callReporter(exchange?.caller ?? {}, exchange?.disconnected, startedAt);
 
     const name = request.params.name;
     const tool = catalog.find(name);
@@ -757,19 +757,7 @@ export class McpEndpoint {
       return finish(tool, outcome, projected, extra)!;
     }
 
-    const { subject, email, groups, client, editor } = exchange?.caller ?? {};
-    const context: ExecutionContext = {
-      ...(subject !== undefined ? { subject } : {}),
-      ...(email !== undefined ? { email } : {}),
-      ...(groups !== undefined ? { groups } : {}),
-      ...(client !== undefined ? { client } : {}),
-      ...(editor !== undefined ? { editor } : {}),
-      endpoint: this.path,
-      tool: name,
-      protocolVersion: protocolVersionOf(handlerCtx),
-      requestId: clientRequestId(handlerCtx.mcpReq.id),
-      ...(tool.relay ? { relay: tool.relay } : {}),
-    };
+    const context = executionContextOf(exchange?.caller ?? {}, this.path, tool, protocolVersionOf(handlerCtx), clientRequestId(handlerCtx.mcpReq.id));
     // A tool that asks the client, on 2026-07-28: a client that cannot take what it must ask is
     // refused before the flow runs, and a retry carries the answers of the round before.
     let resumed: RoundInput | undefined;
@@ -801,26 +789,12 @@ export class McpEndpoint {
     let inputRounds: number | undefined;
     const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
       if (input !== undefined) inputRounds = input.round;
-      try {
-        return await this.broker.begin({
-          toolName: name,
-          arguments: args,
-          timeoutMs: tool.timeoutMs,
-          maxTotalMs: tool.maxDurationMs,
-          signal,
-          context,
-          ...(stream ? { stream, progressToken: stream.progressToken !== undefined } : {}),
-          ...(stream?.logLevel !== undefined ? { logLevel: stream.logLevel } : {}),
-          ...(input !== undefined ? { input } : {}),
-          ...(clientCapabilities !== undefined ? { clientCapabilities } : {}),
-        });
-      } catch (error) {
-        if (error instanceof CapacityError) {
-          finish(tool, 'busy', undefined);
-          throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
-        }
-        throw error;
-      }
+      return this.beginFlowCall(tool, args, context, signal, finish, {
+        ...(stream ? { stream, progressToken: stream.progressToken !== undefined } : {}),
+        ...(stream?.logLevel !== undefined ? { logLevel: stream.logLevel } : {}),
+        ...(input !== undefined ? { input } : {}),
+        ...(clientCapabilities !== undefined ? { clientCapabilities } : {}),
+      });
     };
     let outcome = await begin(resumed);
     if (outcome.kind === 'input') {
@@ -832,7 +806,7 @@ export class McpEndpoint {
           deliver,
           declared: tool.asks ?? NOTHING_DECLARED,
           ...(clientCapabilities !== undefined ? { clientCan: (kind: InputKind) => canTake(clientCapabilities, kind) } : {}),
-          ...(era === 'legacy' && !exchange?.legacyStreamed ? { cannotAsk: `Tool "${name}" cannot ask this client: its call has no event stream (the tool declares nothing under "Asks the client").` } : {}),
+          ...(era === 'legacy' && !exchange?.legacyStreamed ? { cannotAsk: noStreamToAsk(name) } : {}),
           maxRounds: MAX_INPUT_ROUNDS,
           what: `Tool "${name}"`,
         },
@@ -850,6 +824,118 @@ export class McpEndpoint {
     const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);
     const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
     return finish(tool, status, result, inputRounds !== undefined ? { inputRounds } : {})!;
+  }
+
+  /**
+   * Telemetry and audit for one `tools/call`: the returned `finish` reports how the call ended, once,
+   * and hands the result back.
+   */
+  private callReporter(caller: CallerIdentity, disconnected: AbortSignal | undefined, startedAt: number) {
+    const observer = this.options.onCallFinished;
+    return (tool: ToolDefinition | undefined, outcome: CallOutcome, result: CallToolResult | undefined, extra: Partial<CallFinished> = {}, resultJson?: string) => {
+      observer?.({
+        endpoint: this.path,
+        tool: tool?.name ?? 'unknown',
+        mode: tool && !tool.runInProcess ? 'flow' : 'unknown',
+        outcome,
+        caller,
+        durationMs: performance.now() - startedAt,
+        ...(tool?.relay ? { site: tool.relay.site } : {}),
+        // Only measured when someone listens (sizing a large result is not free), and never for a
+        // client that hung up: nothing was sent to it.
+        responseBytes: result && !disconnected?.aborted && this.options.measureResponses?.() ? Buffer.byteLength(resultJson ?? JSON.stringify(result)) : 0,
+        ...extra,
+      });
+      return result;
+    };
+  }
+
+  /** Hands one round of a call to the flow; a full broker is reported as `busy` and answered with SERVER_BUSY. */
+  private async beginFlowCall(
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    context: ExecutionContext,
+    signal: AbortSignal,
+    finish: ReturnType<McpEndpoint['callReporter']>,
+    extra: Pick<BeginOptions<ExecutionContext, CallStream>, 'stream' | 'progressToken' | 'logLevel' | 'input' | 'clientCapabilities'> = {},
+  ): Promise<ExecutionOutcome> {
+    try {
+      return await this.broker.begin({ toolName: tool.name, arguments: args, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, signal, context, ...extra });
+    } catch (error) {
+      if (error instanceof CapacityError) {
+        finish(tool, 'busy', undefined);
+        throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The flow tool a plain 2025-era call may be served by directly: one the endpoint serves whose call
+   * can need nothing of what only the SDK's path provides — no response stream (the caller chose no
+   * log level; a tool that asks the client gets one), no task, no in-process tool. Undefined sends the
+   * call down the SDK's path, which also answers every refusal (unknown tool, a tool that runs only
+   * as a task).
+   */
+  private directlyServed(call: PlainToolCall, caller: CallerIdentity): ToolDefinition | undefined {
+    const tool = this.catalog.find(call.name);
+    if (!tool || tool.runInProcess || tool.asks) return undefined;
+    if (call.revision === MODERN_PROTOCOL_VERSION) {
+      // A task-capable tool becomes a task for a client that declares the tasks extension; a tool with
+      // Mcp-Param headers has them checked on the SDK's path.
+      return (tool.taskSupport ?? 'forbidden') === 'forbidden' && !tool.paramHeaders ? tool : undefined;
+    }
+    if (tool.taskSupport === 'required') return undefined;
+    if (!this.logLevels.isEmpty && this.logLevels.get(callerKey(caller)) !== undefined) return undefined;
+    return tool;
+  }
+
+  /**
+   * A plain 2025-era `tools/call` without the SDK: the same checks (arguments against the tool's
+   * schema, the concurrency cap, the result's shape and output schema), telemetry and answer as on
+   * the SDK's path, minus its per-request web Request, transport, schema parsing of a request already
+   * known to be well-formed, and re-validation of a result built valid here. The answer is one JSON
+   * body, as the SDK's transport writes it.
+   */
+  private async callDirectly(call: PlainToolCall, tool: ToolDefinition, exchange: Exchange, res: ServerResponse): Promise<void> {
+    const finish = this.callReporter(exchange.caller, exchange.disconnected, performance.now());
+    const problems = tool.checkArguments(call.arguments);
+    if (problems.length > 0) {
+      const result = invalidArgumentsResult(tool.name, problems);
+      const json = JSON.stringify(result);
+      const mode = tool.modeOfRefused?.(call.arguments);
+      finish(tool, 'invalid_arguments', result, mode !== undefined ? { mode } : {}, json);
+      return writeJsonRpcResult(res, call.revision === MODERN_PROTOCOL_VERSION ? JSON.stringify(completeModernResult(result, this.serverInfo)) : json, call.id);
+    }
+    const context = executionContextOf(exchange.caller, this.path, tool, call.revision, call.id);
+    const begin = (input: RoundInput | undefined) => this.beginFlowCall(tool, call.arguments, context, exchange.disconnected, finish, input !== undefined ? { input } : {});
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await begin(undefined);
+    } catch (error) {
+      if (error instanceof ProtocolError) return writeJsonRpcError(res, call.id, error);
+      throw error;
+    }
+    let inputRounds: number | undefined;
+    if (outcome.kind === 'input') {
+      // The tool declares no questions (and a 2025-era answer here is no stream): the flow is told so, round after round.
+      const cannotAsk = call.revision === MODERN_PROTOCOL_VERSION ? {} : { cannotAsk: noStreamToAsk(tool.name) };
+      const ended = await continueRounds(
+        { begin, deliver: cannotDeliver, declared: NOTHING_DECLARED, ...cannotAsk, maxRounds: MAX_INPUT_ROUNDS, what: `Tool "${tool.name}"` },
+        outcome,
+        undefined,
+      ).catch((error: unknown) => error);
+      if (ended instanceof ProtocolError) return writeJsonRpcError(res, call.id, ended);
+      outcome = ended as ExecutionOutcome;
+      inputRounds = 1;
+    }
+    const modern = call.revision === MODERN_PROTOCOL_VERSION;
+    const shaped = resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
+    const result = modern ? shaped : this.legacyServer.projectCallToolResult(shaped, tool.outputSchema);
+    const json = JSON.stringify(result);
+    const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
+    finish(tool, status as CallOutcome, result, inputRounds !== undefined ? { inputRounds } : {}, json);
+    writeJsonRpcResult(res, modern ? JSON.stringify(completeModernResult(result, this.serverInfo)) : json, call.id);
   }
 
   /**
@@ -894,6 +980,42 @@ export class McpEndpoint {
       requiredCapabilities: requiredCapabilities(missing),
     });
   }
+}
+
+/**
+ * A complete 2026-07-28 tool result as the SDK's encoder writes it: `resultType: "complete"`, and the
+ * server's identity in `_meta` unless the result names one already (spec PR #3002: servers should
+ * say who they are on every response).
+ */
+function completeModernResult(result: CallToolResult, serverInfo: { readonly name: string; readonly version: string }): Record<string, unknown> {
+  const meta = result._meta;
+  if (meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined)) return { ...result, resultType: 'complete' };
+  return { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+}
+
+/** What the flow learns when it asks on a 2025-era call that has no event stream to ask on. */
+function noStreamToAsk(toolName: string): string {
+  return `Tool "${toolName}" cannot ask this client: its call has no event stream (the tool declares nothing under "Asks the client").`;
+}
+
+/** Never reached: a tool that declares no questions has every question refused before delivery. */
+const cannotDeliver = async (): Promise<AskDecision> => ({ ended: { kind: 'stopped', reason: 'the call has no event stream to ask on' } });
+
+/** Who calls and what, as the flow sees it in `msg.mcp`. */
+function executionContextOf(caller: CallerIdentity, endpoint: string, tool: ToolDefinition, protocolVersion: string, requestId: RequestId): ExecutionContext {
+  const { subject, email, groups, client, editor } = caller;
+  return {
+    ...(subject !== undefined ? { subject } : {}),
+    ...(email !== undefined ? { email } : {}),
+    ...(groups !== undefined ? { groups } : {}),
+    ...(client !== undefined ? { client } : {}),
+    ...(editor !== undefined ? { editor } : {}),
+    endpoint,
+    tool: tool.name,
+    protocolVersion,
+    requestId,
+    ...(tool.relay ? { relay: tool.relay } : {}),
+  };
 }
 
 /** The per-request facts `handle` put where the SDK carries them to the handlers. */

@@ -44,13 +44,30 @@ export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcom
 }
 
 export function normalizeResult(tool: ToolDefinition, result: unknown): CallToolResult {
-  if (isFullResult(result)) return result;
+  if (isFullResult(result)) return resultFieldsOf(result);
   if (result === undefined || result === null) return { content: [] };
   if (typeof result === 'string') return { content: [{ type: 'text', text: result }] };
   const text = JSON.stringify(result) ?? String(result);
   const normalized: CallToolResult = { content: [{ type: 'text', text }] };
   if (tool.outputSchema && isPlainObject(result)) normalized.structuredContent = result;
   return normalized;
+}
+
+const RESULT_FIELDS: ReadonlySet<string> = new Set(['content', 'structuredContent', 'isError', '_meta']);
+
+/**
+ * Only the fields MCP defines for a tool result travel. Anything else a flow adds means nothing to a
+ * client, and a `resultType` or cache field would be taken for the protocol's own on 2026-07-28.
+ */
+function resultFieldsOf(result: CallToolResult): CallToolResult {
+  if (Object.keys(result).every((key) => RESULT_FIELDS.has(key))) return result;
+  const { content, structuredContent, isError, _meta } = result;
+  return {
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(isError !== undefined ? { isError } : {}),
+    ...(_meta !== undefined ? { _meta } : {}),
+  };
 }
 
 function checkedAgainstOutputSchema(tool: ToolDefinition, result: CallToolResult): CallToolResult {

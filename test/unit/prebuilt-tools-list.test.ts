@@ -24,6 +24,7 @@ describe('plainLegacyToolsListId: which tools/list requests get the prebuilt ans
       ['another method', request(), list({ method: 'tools/call' })],
       ['a notification (no id)', request(), { jsonrpc: '2.0', method: 'tools/list' }],
       ['a null id', request(), list({ id: null })],
+      ['a fractional id (the SDK takes integers only)', request(), list({ id: 1.5 })],
       ['a batch', request(), [list()]],
       ['not JSON-RPC 2.0', request(), list({ jsonrpc: '1.0' })],
       ['no revision header (2025-03-26 by default, the SDK decides)', request({ ...HEADERS, 'mcp-protocol-version': undefined }), list()],

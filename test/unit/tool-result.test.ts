@@ -50,6 +50,11 @@ describe('normalizeResult', () => {
     assert.equal(normalizeResult(structuredTool, full), full);
   });
 
+  it('keeps only the fields MCP defines of a full result (a flow cannot pose as the protocol with resultType or cache fields)', () => {
+    const full = { content: [{ type: 'text', text: 'hi' }], isError: false, _meta: { note: 1 }, resultType: 'input_required', ttlMs: 5, extra: true };
+    assert.deepEqual(normalizeResult(plainTool, full), { content: [{ type: 'text', text: 'hi' }], isError: false, _meta: { note: 1 } });
+  });
+
   it('treats an object whose content field is not valid MCP content as data', () => {
     for (const data of [{ content: 'x' }, { content: [{ type: 'bogus' }] }, { content: [{ type: 'text' }] }]) {
       assert.deepEqual(normalizeResult(plainTool, data), { content: [{ type: 'text', text: JSON.stringify(data) }] });
