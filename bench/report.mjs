@@ -19,14 +19,14 @@ export const RELAY_TARGETS = Object.freeze({ callsRatio: 0.5, addedP50Ms: 1, pen
 
 /**
  * tools/list at 500 tools, this package's Local endpoint, calls/s at 32 connections at the previous
- * landing (stop 8, 2026-11-29; the bench phase `list`, "32 conn. calls/s" of "this package, Local").
- * Not recorded: that landing's note and the README kept only the one-at-a-time latency (p50 1.4 ms),
- * and bench/results.json is not committed, so no number survives to compare with. Measure it on the
- * machine that measures the new code — a full `BENCH_ONLY=list,local npm run bench` with BENCH_FIXTURE
- * pointing at that landing's packed palette — and write it here with its date, or pass it as
- * BENCH_LIST_REFERENCE. Until then the list target is printed as not evaluated.
+ * landing (stop 8, commit 4384d4d, 2026-11-29; the bench phase `list`, "32 conn. calls/s" of "this
+ * package, Local"). That landing recorded only the one-at-a-time latency, so it was measured again on
+ * 2026-12-02 on the project's 2-core machine: its packed palette loaded by this bench
+ * (`BENCH_FIXTURE=<its .runtime-fixture/node_modules> BENCH_ONLY=local,list`) gave 974 and 943 calls/s
+ * in two runs; the higher is the reference. (The landing of 2026-12-01, 1ab5ee3, gave 694 and 703: its
+ * listings carry security schemes.) On another machine, measure again and pass BENCH_LIST_REFERENCE.
  */
-export const LIST_500_AT_LANDING = undefined;
+export const LIST_500_AT_LANDING = 974;
 
 /** The reference for the list target: BENCH_LIST_REFERENCE when set, else LIST_500_AT_LANDING. */
 export function listReference(env = process.env) {

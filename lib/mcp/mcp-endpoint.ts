@@ -47,7 +47,7 @@ import { clampResult } from './result-clamp.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { plainLegacyToolsListId } from './prebuilt-tools-list.js';
-import { plainLegacyToolCall, writeJsonRpcError, writeJsonRpcResult, type PlainToolCall } from './plain-legacy-request.js';
+import { plainLegacyToolCall, writeJsonRpcAnswerFromHead, writeJsonRpcError, writeJsonRpcResult, type PlainToolCall } from './plain-legacy-request.js';
 import { plainModernToolCall } from './plain-modern-call.js';
 import type { Store } from '../storage/store.js';
 import { TaskManager, type TaskLimits } from '../tasks/task-manager.js';
@@ -154,10 +154,11 @@ export interface McpEndpointOptions {
   /** Where a 2025-era client's answer to a flow's question crosses to the instance that asked. */
   readonly answersStore?: Store;
   /**
-   * Whether plain 2025-era tool calls are served directly rather than through the SDK (default true).
-   * Both paths give the same answers; tests turn it off to compare them.
+   * Whether the hot requests — plain tool calls of both eras, the first page of a 2025-era tools/list —
+   * are answered directly rather than through the SDK (default true). Both paths give the same
+   * answers; tests turn it off to compare them.
    */
-  readonly directToolCalls?: boolean;
+  readonly directAnswers?: boolean;
 }
 
 /** What became of a progress report or log line from the flow. */
@@ -222,13 +223,13 @@ export class McpEndpoint {
   private readonly relay: LegacyInputRelay;
   /** Set on a hub endpoint: where calls to edge tools go. */
   private edges: EdgeRelay | undefined;
-  private readonly directCalls: boolean;
+  private readonly directAnswers: boolean;
   private readonly serverInfo: { readonly name: string; readonly version: string };
 
   constructor(options: McpEndpointOptions) {
     this.options = options;
     this.path = options.path;
-    this.directCalls = options.directToolCalls ?? true;
+    this.directAnswers = options.directAnswers ?? true;
     this.serverInfo = { name: options.serverName, version: PACKAGE_VERSION };
     this.requestStates = options.requestStates ?? requestStateSealer();
     // As many calls may wait for their clients' answers as may run in the flow at once.
@@ -416,12 +417,14 @@ export class McpEndpoint {
     const answers = clientAnswersIn(parsedBody);
     if (answers !== undefined) return this.takeAnswers(answers, decision.caller, res);
     // The first page of tools/list is a constant per deploy: 2025-era clients get its prebuilt bytes.
-    const listId = plainLegacyToolsListId(req, parsedBody);
-    if (listId !== undefined) return writeJsonRpcResult(res, this.catalog.listJson, listId);
-    // So is a plain 2025-era tools/call of a flow tool, the hot path: served without the SDK's machinery.
-    const plainCall = this.directCalls ? (plainLegacyToolCall(req, parsedBody) ?? plainModernToolCall(req, parsedBody)) : undefined;
-    const direct = plainCall && this.directlyServed(plainCall, decision.caller);
-    if (direct) return this.callDirectly(plainCall!, direct, exchange, res);
+    if (this.directAnswers) {
+      const listId = plainLegacyToolsListId(req, parsedBody);
+      if (listId !== undefined) return writeJsonRpcAnswerFromHead(res, this.catalog.listAnswerHead, listId);
+      // A plain tools/call of a flow tool, the hot path, is served without the SDK's per-request machinery.
+      const plainCall = plainLegacyToolCall(req, parsedBody) ?? plainModernToolCall(req, parsedBody);
+      const direct = plainCall && this.directlyServed(plainCall, decision.caller);
+      if (direct) return this.callDirectly(plainCall, direct, exchange, res);
+    }
     let request: Request;
     try {
       request = bodylessWebRequest(req);

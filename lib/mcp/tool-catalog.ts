@@ -31,6 +31,16 @@ export class ToolCatalog {
     return (this.listText ??= JSON.stringify(this.listResult));
   }
 
+  private listHead: Buffer | undefined;
+
+  /**
+   * The first page's whole JSON-RPC answer up to its id, as bytes, encoded once per deploy: a plain
+   * 2025-era tools/list costs a write of these bytes and of its id, not an encoding of the list.
+   */
+  get listAnswerHead(): Buffer {
+    return (this.listHead ??= Buffer.from(`{"result":${this.listJson},"jsonrpc":"2.0","id":`));
+  }
+
   /** The `tools/list` page after `cursor`; throws -32602 for a cursor this endpoint did not issue. */
   page(cursor: unknown): ListToolsResult {
     return this.pages.page(cursor);
