@@ -6,7 +6,6 @@ import {
   WebStandardStreamableHTTPServerTransport,
   ProtocolError,
   ProtocolErrorCode,
-  SERVER_INFO_META_KEY,
   Server,
   type AuthInfo,
   type CallToolRequest,
@@ -27,7 +26,7 @@ import { readJsonRpcBody } from '../http/read-json-rpc-body.js';
 import { sendJson, sendJsonRpcError } from '../http/responses.js';
 import { bodylessWebRequest } from '../http/web-exchange.js';
 import { writeAnyWebResponse } from '../http/write-event-stream.js';
-import { CapacityError, ExecutionBroker, type BeginOptions, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
+import { CapacityError, ExecutionBroker, type ExecutionOutcome, type ExecutionRequest } from '../execution/broker.js';
 import { cancelledRequestId, type CancelReason } from '../execution/cancellation.js';
 import { callerKey } from '../access/caller-key.js';
 import { openCallStream, hasToolCall, wantsProgress, type CallStream, type LogLine, type ProgressReport } from './call-stream.js';
@@ -47,7 +46,8 @@ import { clampResult } from './result-clamp.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { plainLegacyToolsListId } from './prebuilt-tools-list.js';
-import { plainLegacyToolCall, writeJsonRpcAnswerFromHead, writeJsonRpcError, writeJsonRpcResult, type PlainToolCall } from './plain-legacy-request.js';
+import { plainLegacyToolCall, writeJsonRpcAnswerFromHead } from './plain-legacy-request.js';
+import { directlyServedTool, executionContextOf, noStreamToAsk, serveDirectCall, type CallFinish, type DirectCallDependencies, type FlowCallOptions } from './direct-tool-call.js';
 import { plainModernToolCall } from './plain-modern-call.js';
 import type { Store } from '../storage/store.js';
 import { TaskManager, type TaskLimits } from '../tasks/task-manager.js';
@@ -191,7 +191,9 @@ interface Exchange {
  * eras, stateless), and `tools/list` / `tools/call` answered from a catalog built at deploy.
  * 2026-07-28 requests get a small SDK `Server` per request (the SDK's handler builds it); 2025-era
  * requests share one `Server` per endpoint through a hub. Either way registering handlers is
- * constant work, because the tools themselves are never registered one by one.
+ * constant work, because the tools themselves are never registered one by one. The hot requests —
+ * plain tool calls of both eras and the first page of a 2025-era tools/list — are answered before
+ * any of that (direct-tool-call.ts), with the same checks and answers.
  */
 export class McpEndpoint {
   readonly path: string;
@@ -224,13 +226,19 @@ export class McpEndpoint {
   /** Set on a hub endpoint: where calls to edge tools go. */
   private edges: EdgeRelay | undefined;
   private readonly directAnswers: boolean;
-  private readonly serverInfo: { readonly name: string; readonly version: string };
+  private readonly directCalls: DirectCallDependencies;
 
   constructor(options: McpEndpointOptions) {
     this.options = options;
     this.path = options.path;
     this.directAnswers = options.directAnswers ?? true;
-    this.serverInfo = { name: options.serverName, version: PACKAGE_VERSION };
+    this.directCalls = {
+      path: options.path,
+      serverInfo: { name: options.serverName, version: PACKAGE_VERSION },
+      report: (caller, disconnected, startedAt) => this.callReporter(caller, disconnected, startedAt),
+      begin: (tool, args, context, signal, finish, extra) => this.beginFlowCall(tool, args, context, signal, finish, extra),
+      projectLegacy: (result, outputSchema) => this.legacyServer.projectCallToolResult(result, outputSchema),
+    };
     this.requestStates = options.requestStates ?? requestStateSealer();
     // As many calls may wait for their clients' answers as may run in the flow at once.
     this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger, maxAsking: options.maxInFlight });
@@ -422,8 +430,8 @@ export class McpEndpoint {
       if (listId !== undefined) return writeJsonRpcAnswerFromHead(res, this.catalog.listAnswerHead, listId);
       // A plain tools/call of a flow tool, the hot path, is served without the SDK's per-request machinery.
       const plainCall = plainLegacyToolCall(req, parsedBody) ?? plainModernToolCall(req, parsedBody);
-      const direct = plainCall && this.directlyServed(plainCall, decision.caller);
-      if (direct) return this.callDirectly(plainCall, direct, exchange, res);
+      const direct = plainCall && directlyServedTool(this.catalog, plainCall, () => (this.logLevels.isEmpty ? undefined : this.logLevels.get(callerKey(decision.caller))));
+      if (direct) return serveDirectCall(this.directCalls, plainCall, direct, exchange, res);
     }
     let request: Request;
     try {
@@ -833,9 +841,9 @@ export class McpEndpoint {
    * Telemetry and audit for one `tools/call`: the returned `finish` reports how the call ended, once,
    * and hands the result back.
    */
-  private callReporter(caller: CallerIdentity, disconnected: AbortSignal | undefined, startedAt: number) {
+  private callReporter(caller: CallerIdentity, disconnected: AbortSignal | undefined, startedAt: number): CallFinish {
     const observer = this.options.onCallFinished;
-    return (tool: ToolDefinition | undefined, outcome: CallOutcome, result: CallToolResult | undefined, extra: Partial<CallFinished> = {}, resultJson?: string) => {
+    return (tool, outcome, result, extra = {}, resultJson) => {
       observer?.({
         endpoint: this.path,
         tool: tool?.name ?? 'unknown',
@@ -859,8 +867,8 @@ export class McpEndpoint {
     args: Record<string, unknown>,
     context: ExecutionContext,
     signal: AbortSignal,
-    finish: ReturnType<McpEndpoint['callReporter']>,
-    extra: Pick<BeginOptions<ExecutionContext, CallStream>, 'stream' | 'progressToken' | 'logLevel' | 'input' | 'clientCapabilities'> = {},
+    finish: CallFinish,
+    extra: FlowCallOptions = {},
   ): Promise<ExecutionOutcome> {
     try {
       return await this.broker.begin({ toolName: tool.name, arguments: args, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, signal, context, ...extra });
@@ -871,74 +879,6 @@ export class McpEndpoint {
       }
       throw error;
     }
-  }
-
-  /**
-   * The flow tool a plain 2025-era call may be served by directly: one the endpoint serves whose call
-   * can need nothing of what only the SDK's path provides — no response stream (the caller chose no
-   * log level; a tool that asks the client gets one), no task, no in-process tool. Undefined sends the
-   * call down the SDK's path, which also answers every refusal (unknown tool, a tool that runs only
-   * as a task).
-   */
-  private directlyServed(call: PlainToolCall, caller: CallerIdentity): ToolDefinition | undefined {
-    const tool = this.catalog.find(call.name);
-    if (!tool || tool.runInProcess || tool.asks) return undefined;
-    if (call.revision === MODERN_PROTOCOL_VERSION) {
-      // A task-capable tool becomes a task for a client that declares the tasks extension; a tool with
-      // Mcp-Param headers has them checked on the SDK's path.
-      return (tool.taskSupport ?? 'forbidden') === 'forbidden' && !tool.paramHeaders ? tool : undefined;
-    }
-    if (tool.taskSupport === 'required') return undefined;
-    if (!this.logLevels.isEmpty && this.logLevels.get(callerKey(caller)) !== undefined) return undefined;
-    return tool;
-  }
-
-  /**
-   * A plain 2025-era `tools/call` without the SDK: the same checks (arguments against the tool's
-   * schema, the concurrency cap, the result's shape and output schema), telemetry and answer as on
-   * the SDK's path, minus its per-request web Request, transport, schema parsing of a request already
-   * known to be well-formed, and re-validation of a result built valid here. The answer is one JSON
-   * body, as the SDK's transport writes it.
-   */
-  private async callDirectly(call: PlainToolCall, tool: ToolDefinition, exchange: Exchange, res: ServerResponse): Promise<void> {
-    const finish = this.callReporter(exchange.caller, exchange.disconnected, performance.now());
-    const problems = tool.checkArguments(call.arguments);
-    if (problems.length > 0) {
-      const result = invalidArgumentsResult(tool.name, problems);
-      const json = JSON.stringify(result);
-      const mode = tool.modeOfRefused?.(call.arguments);
-      finish(tool, 'invalid_arguments', result, mode !== undefined ? { mode } : {}, json);
-      return writeJsonRpcResult(res, call.revision === MODERN_PROTOCOL_VERSION ? JSON.stringify(completeModernResult(result, this.serverInfo)) : json, call.id);
-    }
-    const context = executionContextOf(exchange.caller, this.path, tool, call.revision, call.id);
-    const begin = (input: RoundInput | undefined) => this.beginFlowCall(tool, call.arguments, context, exchange.disconnected, finish, input !== undefined ? { input } : {});
-    let outcome: ExecutionOutcome;
-    try {
-      outcome = await begin(undefined);
-    } catch (error) {
-      if (error instanceof ProtocolError) return writeJsonRpcError(res, call.id, error);
-      throw error;
-    }
-    let inputRounds: number | undefined;
-    if (outcome.kind === 'input') {
-      // The tool declares no questions (and a 2025-era answer here is no stream): the flow is told so, round after round.
-      const cannotAsk = call.revision === MODERN_PROTOCOL_VERSION ? {} : { cannotAsk: noStreamToAsk(tool.name) };
-      const ended = await continueRounds(
-        { begin, deliver: cannotDeliver, declared: NOTHING_DECLARED, ...cannotAsk, maxRounds: MAX_INPUT_ROUNDS, what: `Tool "${tool.name}"` },
-        outcome,
-        undefined,
-      ).catch((error: unknown) => error);
-      if (ended instanceof ProtocolError) return writeJsonRpcError(res, call.id, ended);
-      outcome = ended as ExecutionOutcome;
-      inputRounds = 1;
-    }
-    const modern = call.revision === MODERN_PROTOCOL_VERSION;
-    const shaped = resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
-    const result = modern ? shaped : this.legacyServer.projectCallToolResult(shaped, tool.outputSchema);
-    const json = JSON.stringify(result);
-    const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
-    finish(tool, status as CallOutcome, result, inputRounds !== undefined ? { inputRounds } : {}, json);
-    writeJsonRpcResult(res, modern ? JSON.stringify(completeModernResult(result, this.serverInfo)) : json, call.id);
   }
 
   /**
@@ -983,42 +923,6 @@ export class McpEndpoint {
       requiredCapabilities: requiredCapabilities(missing),
     });
   }
-}
-
-/**
- * A complete 2026-07-28 tool result as the SDK's encoder writes it: `resultType: "complete"`, and the
- * server's identity in `_meta` unless the result names one already (spec PR #3002: servers should
- * say who they are on every response).
- */
-function completeModernResult(result: CallToolResult, serverInfo: { readonly name: string; readonly version: string }): Record<string, unknown> {
-  const meta = result._meta;
-  if (meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined)) return { ...result, resultType: 'complete' };
-  return { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
-}
-
-/** What the flow learns when it asks on a 2025-era call that has no event stream to ask on. */
-function noStreamToAsk(toolName: string): string {
-  return `Tool "${toolName}" cannot ask this client: its call has no event stream (the tool declares nothing under "Asks the client").`;
-}
-
-/** Never reached: a tool that declares no questions has every question refused before delivery. */
-const cannotDeliver = async (): Promise<AskDecision> => ({ ended: { kind: 'stopped', reason: 'the call has no event stream to ask on' } });
-
-/** Who calls and what, as the flow sees it in `msg.mcp`. */
-function executionContextOf(caller: CallerIdentity, endpoint: string, tool: ToolDefinition, protocolVersion: string, requestId: RequestId): ExecutionContext {
-  const { subject, email, groups, client, editor } = caller;
-  return {
-    ...(subject !== undefined ? { subject } : {}),
-    ...(email !== undefined ? { email } : {}),
-    ...(groups !== undefined ? { groups } : {}),
-    ...(client !== undefined ? { client } : {}),
-    ...(editor !== undefined ? { editor } : {}),
-    endpoint,
-    tool: tool.name,
-    protocolVersion,
-    requestId,
-    ...(tool.relay ? { relay: tool.relay } : {}),
-  };
 }
 
 /** The per-request facts `handle` put where the SDK carries them to the handlers. */

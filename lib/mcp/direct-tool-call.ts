@@ -1,0 +1,146 @@
+import type { ServerResponse } from 'node:http';
+import { ProtocolError, SERVER_INFO_META_KEY, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
+import type { CallerIdentity } from '../access/access-policy.js';
+import { DEFAULTS } from '../core/defaults.js';
+import { isPlainObject } from '../core/is-plain-object.js';
+import type { BeginOptions, ExecutionOutcome, RoundInput } from '../execution/broker.js';
+import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../input/input-rounds.js';
+import type { CallStream } from './call-stream.js';
+import type { LogLevel } from './log-levels.js';
+import type { CallFinished, CallOutcome, ExecutionContext } from './mcp-endpoint.js';
+import { writeJsonRpcError, writeJsonRpcResult, type PlainToolCall } from './plain-legacy-request.js';
+import { MODERN_PROTOCOL_VERSION } from './protocol-version.js';
+import type { ToolCatalog } from './tool-catalog.js';
+import type { ToolDefinition } from './tool-definition.js';
+import { invalidArgumentsResult, resultFromOutcome } from './tool-result.js';
+
+/** Reports how one `tools/call` ended (telemetry, audit), once, and hands its result back. */
+export type CallFinish = (
+  tool: ToolDefinition | undefined,
+  outcome: CallOutcome,
+  result: CallToolResult | undefined,
+  extra?: Partial<CallFinished>,
+  /** The result's JSON when the caller has it already, so sizing it costs nothing more. */
+  resultJson?: string,
+) => CallToolResult | undefined;
+
+/** What a round of a call may carry to the flow besides its arguments. */
+export type FlowCallOptions = Pick<BeginOptions<ExecutionContext, CallStream>, 'stream' | 'progressToken' | 'logLevel' | 'input' | 'clientCapabilities'>;
+
+/** The endpoint's parts a direct call uses: the same ones its SDK path uses. */
+export interface DirectCallDependencies {
+  /** The endpoint's path, as the flow sees it in `msg.mcp.endpoint`. */
+  readonly path: string;
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** Starts the telemetry of one call. */
+  report(caller: CallerIdentity, disconnected: AbortSignal, startedAt: number): CallFinish;
+  /** Hands one round to the flow through the endpoint's broker; a full broker throws SERVER_BUSY (reported as busy). */
+  begin(tool: ToolDefinition, args: Record<string, unknown>, context: ExecutionContext, signal: AbortSignal, finish: CallFinish, extra?: FlowCallOptions): Promise<ExecutionOutcome>;
+  /** The SDK's 2025 wire projection of a tool result. */
+  projectLegacy(result: CallToolResult, outputSchema: ToolDefinition['outputSchema']): CallToolResult;
+}
+
+/**
+ * The flow tool a plain call may be served by directly: one the endpoint serves whose call can need
+ * nothing only the SDK's path provides — no response stream (a tool that asks the client gets one,
+ * and so does a 2025-era caller that chose a log level), no task, no in-process tool, no
+ * `Mcp-Param-*` headers to check. Undefined sends the call down the SDK's path, which also answers
+ * every refusal (an unknown tool, a tool that runs only as a task).
+ */
+export function directlyServedTool(catalog: ToolCatalog, call: PlainToolCall, legacyLogLevel: () => LogLevel | undefined): ToolDefinition | undefined {
+  const tool = catalog.find(call.name);
+  if (!tool || tool.runInProcess || tool.asks) return undefined;
+  if (call.revision === MODERN_PROTOCOL_VERSION) {
+    // A task-capable tool becomes a task for a client that declares the tasks extension.
+    return (tool.taskSupport ?? 'forbidden') === 'forbidden' && !tool.paramHeaders ? tool : undefined;
+  }
+  if (tool.taskSupport === 'required' || legacyLogLevel() !== undefined) return undefined;
+  return tool;
+}
+
+/**
+ * Serves a plain `tools/call` without the SDK: the same checks as its path (arguments against the
+ * tool's schema, the concurrency cap, the result's shape and output schema), the same telemetry and
+ * the same answer, minus its per-request web Request, transport and server, its schema parsing of a
+ * request already known to be well-formed, and its re-validation of a result built valid here. The
+ * answer is one JSON body, as the SDK's transports write it.
+ */
+export async function serveDirectCall(
+  deps: DirectCallDependencies,
+  call: PlainToolCall,
+  tool: ToolDefinition,
+  exchange: { readonly caller: CallerIdentity; readonly disconnected: AbortSignal },
+  res: ServerResponse,
+): Promise<void> {
+  const modern = call.revision === MODERN_PROTOCOL_VERSION;
+  const finish = deps.report(exchange.caller, exchange.disconnected, performance.now());
+  const answer = (result: CallToolResult, json: string) => writeJsonRpcResult(res, modern ? JSON.stringify(completeModernResult(result, deps.serverInfo)) : json, call.id);
+  const problems = tool.checkArguments(call.arguments);
+  if (problems.length > 0) {
+    const result = invalidArgumentsResult(tool.name, problems);
+    const json = JSON.stringify(result);
+    const mode = tool.modeOfRefused?.(call.arguments);
+    finish(tool, 'invalid_arguments', result, mode !== undefined ? { mode } : {}, json);
+    return answer(result, json);
+  }
+  const context = executionContextOf(exchange.caller, deps.path, tool, call.revision, call.id);
+  const begin = (input: RoundInput | undefined) => deps.begin(tool, call.arguments, context, exchange.disconnected, finish, input !== undefined ? { input } : {});
+  let outcome: ExecutionOutcome;
+  let inputRounds: number | undefined;
+  try {
+    outcome = await begin(undefined);
+    if (outcome.kind === 'input') {
+      // The tool declares no questions (and a 2025-era JSON answer is no stream to ask on): the
+      // flow is told so, round after round, exactly as on the SDK's path.
+      const cannotAsk = modern ? {} : { cannotAsk: noStreamToAsk(tool.name) };
+      const options = { begin, deliver: neverDelivered, declared: NOTHING_DECLARED, ...cannotAsk, maxRounds: MAX_INPUT_ROUNDS, what: `Tool "${tool.name}"` };
+      outcome = (await continueRounds(options, outcome, undefined)) as ExecutionOutcome;
+      inputRounds = 1;
+    }
+  } catch (error) {
+    if (error instanceof ProtocolError) return writeJsonRpcError(res, call.id, error);
+    throw error;
+  }
+  const shaped = resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
+  const result = modern ? shaped : deps.projectLegacy(shaped, tool.outputSchema);
+  const json = JSON.stringify(result);
+  const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
+  finish(tool, status as CallOutcome, result, inputRounds !== undefined ? { inputRounds } : {}, json);
+  answer(result, json);
+}
+
+/** Who calls and what, as the flow sees it in `msg.mcp`. */
+export function executionContextOf(caller: CallerIdentity, endpoint: string, tool: ToolDefinition, protocolVersion: string, requestId: RequestId): ExecutionContext {
+  const { subject, email, groups, client, editor } = caller;
+  return {
+    ...(subject !== undefined ? { subject } : {}),
+    ...(email !== undefined ? { email } : {}),
+    ...(groups !== undefined ? { groups } : {}),
+    ...(client !== undefined ? { client } : {}),
+    ...(editor !== undefined ? { editor } : {}),
+    endpoint,
+    tool: tool.name,
+    protocolVersion,
+    requestId,
+    ...(tool.relay ? { relay: tool.relay } : {}),
+  };
+}
+
+/** What the flow learns when it asks on a 2025-era call that has no event stream to ask on. */
+export function noStreamToAsk(toolName: string): string {
+  return `Tool "${toolName}" cannot ask this client: its call has no event stream (the tool declares nothing under "Asks the client").`;
+}
+
+/** Never reached: a tool that declares no questions has every question refused before delivery. */
+const neverDelivered = async (): Promise<AskDecision> => ({ ended: { kind: 'stopped', reason: 'the tool declares no questions' } });
+
+/**
+ * A complete 2026-07-28 tool result as the SDK's encoder writes it: `resultType: "complete"`, and the
+ * server's identity in `_meta` unless the result names one already (servers should say who they
+ * are on every 2026-07-28 response).
+ */
+function completeModernResult(result: CallToolResult, serverInfo: DirectCallDependencies['serverInfo']): Record<string, unknown> {
+  const meta = result._meta;
+  if (meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined)) return { ...result, resultType: 'complete' };
+  return { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+}
