@@ -8,7 +8,8 @@ import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } 
 import type { CallStream } from './call-stream.js';
 import type { LogLevel } from './log-levels.js';
 import type { CallFinished, CallOutcome, ExecutionContext } from './mcp-endpoint.js';
-import { writeJsonRpcError, writeJsonRpcResult, type PlainToolCall } from './plain-legacy-request.js';
+import { writeJsonRpcError, writeJsonRpcResult } from './json-rpc-answers.js';
+import type { PlainToolCall } from './plain-requests.js';
 import { MODERN_PROTOCOL_VERSION } from './protocol-version.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isPlainObject } from '../core/is-plain-object.js';
-import { plainLegacyRevision, plainRequestId } from './plain-legacy-request.js';
+import { plainLegacyRevision, plainRequestId } from './plain-requests.js';
 
 /**
  * The JSON-RPC id of a plain 2025-era `tools/list` for the first page — the request every client

@@ -85,7 +85,7 @@ interface Served {
   abandoned: string[];
 }
 
-async function serve(directToolCalls: boolean): Promise<Served> {
+async function serve(directAnswers: boolean): Promise<Served> {
   const events: CallFinished[] = [];
   const served = { abandoned: [] as string[] } as Served;
   served.endpoint = new McpEndpoint({
@@ -94,7 +94,7 @@ async function serve(directToolCalls: boolean): Promise<Served> {
     access: createLocalAccess(),
     maxInFlight: 2,
     logger: silentLogger,
-    directToolCalls,
+    directAnswers,
     onCallFinished: (event) => events.push(event),
     measureResponses: () => true,
     execute: flow(() => served.endpoint),
@@ -211,6 +211,30 @@ describe('plain 2025-era tool calls served directly answer exactly as through th
       await Promise.all(held);
       assert.deepEqual(served.events.slice(-3).map((event) => event.outcome).sort(), ['busy', 'success', 'success']);
     }
+  });
+});
+
+describe('the first page of a 2025-era tools/list', () => {
+  it('is answered from its prebuilt JSON, byte for byte what the SDK writes', async () => {
+    const raw = (port: number) =>
+      new Promise<string>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: HEADERS }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']}\n${text}`));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 'list-1', method: 'tools/list' }));
+      });
+    let runs = transportRuns;
+    const prebuilt = await raw(direct.port);
+    assert.equal(transportRuns - runs, 0, 'answered without the SDK transport');
+    runs = transportRuns;
+    const fromSdk = await raw(viaSdk.port);
+    assert.equal(transportRuns - runs, 1);
+    assert.equal(prebuilt, fromSdk);
+    assert.match(prebuilt, /"name":"echo"/);
   });
 });
 

@@ -1,6 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Recognising the requests the endpoint answers directly (mcp-endpoint.ts, direct-tool-call.ts): each
+// recogniser accepts a strict subset of what the SDK would accept as it is, and leaves the rest to it.
+import type { IncomingMessage } from 'node:http';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, classifyInboundRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../core/is-plain-object.js';
-import { LEGACY_PROTOCOL_VERSIONS } from './protocol-version.js';
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from './protocol-version.js';
 
 const LEGACY_REVISIONS: ReadonlySet<string> = new Set(LEGACY_PROTOCOL_VERSIONS);
 /** The `_meta` keys the protocol itself defines start with this; requests carrying one take the SDK's path. */
@@ -19,7 +22,7 @@ export function plainLegacyRevision(req: IncomingMessage): string | undefined {
 }
 
 /** Both media types in Accept and a JSON body, as the SDK's transports require of a POST. */
-export function acceptsJsonAndEvents(req: IncomingMessage): boolean {
+function acceptsJsonAndEvents(req: IncomingMessage): boolean {
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
   return (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
@@ -37,7 +40,7 @@ export function plainRequestId(body: unknown, method: string): string | number |
   return typeof id === 'string' || Number.isInteger(id) ? (id as string | number) : undefined;
 }
 
-/** A plain 2025-era `tools/call`: what the direct call path needs of it. */
+/** A plain `tools/call` of either era: what the direct call path needs of it (`revision` tells the era). */
 export interface PlainToolCall {
   readonly id: string | number;
   readonly revision: string;
@@ -72,32 +75,47 @@ function isPlainMeta(meta: unknown): boolean {
   return true;
 }
 
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
+/** Distinct envelopes remembered as valid; a client sends the same one on every request. */
+const MAX_REMEMBERED_ENVELOPES = 256;
+const validEnvelopes = new Set<string>();
+
 /**
- * Writes a JSON-RPC answer from its result's JSON text: the bytes the SDK's transport writes for
- * it (`result`, then `jsonrpc` and `id`, as one JSON body).
+ * A 2026-07-28 `tools/call` that asks for nothing but the call itself: headers naming the revision,
+ * the method and the tool as its body does, both media types accepted, a JSON body; `params` of
+ * `name`, `arguments` (an object, or none) and an envelope of the protocol version, client info and
+ * client capabilities only (no log level, no progress token, no answers or request state of an
+ * earlier round). Undefined for anything else, which takes the SDK's path and gets its answer or
+ * its error from there.
  */
-export function writeJsonRpcResult(res: ServerResponse, resultJson: string, id: string | number): void {
-  const body = `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
+  const headers = req.headers;
+  if (headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION || headers['mcp-method'] !== 'tools/call') return undefined;
+  const id = plainRequestId(body, 'tools/call');
+  if (id === undefined) return undefined;
+  const params = (body as Record<string, unknown>)['params'];
+  if (!isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
+  const name = params['name'];
+  const args = params['arguments'] ?? {};
+  if (typeof name !== 'string' || headers['mcp-name'] !== name || !isPlainObject(args)) return undefined;
+  const meta = params['_meta'];
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+  for (const key in meta) if (key === 'progressToken' || (key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key))) return undefined;
+  if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body)) return undefined;
+  return { id, revision: MODERN_PROTOCOL_VERSION, name, arguments: args };
 }
 
 /**
- * Writes a JSON-RPC answer whose bytes up to the id were encoded once (`{"result":…,"jsonrpc":"2.0","id":`):
- * the same bytes as `writeJsonRpcResult` writes, in two pieces sent together.
+ * Whether the SDK's own classification takes the envelope (client info and capabilities against the
+ * revision's schema). Remembered by the envelope's JSON text: clients repeat theirs on every call.
  */
-export function writeJsonRpcAnswerFromHead(res: ServerResponse, head: Buffer, id: string | number): void {
-  const tail = `${JSON.stringify(id)}}`;
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': head.length + Buffer.byteLength(tail) });
-  res.cork();
-  res.write(head);
-  res.end(tail);
-  res.uncork();
-}
-
-/** Writes a JSON-RPC error answer to a request, in the SDK's shape (HTTP 200: the exchange itself worked). */
-export function writeJsonRpcError(res: ServerResponse, id: string | number, error: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } });
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+function envelopeIsValid(meta: Record<string, unknown>, body: unknown): boolean {
+  const key = JSON.stringify(meta);
+  if (validEnvelopes.has(key)) return true;
+  const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_PROTOCOL_VERSION, mcpMethodHeader: 'tools/call', body });
+  if (outcome.kind !== 'modern') return false;
+  if (validEnvelopes.size >= MAX_REMEMBERED_ENVELOPES) validEnvelopes.clear();
+  validEnvelopes.add(key);
+  return true;
 }
