@@ -56,6 +56,14 @@ export interface PlainToolCall {
  * checked here is a strict subset of what the SDK's schemas accept.
  */
 export function plainLegacyToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
+  const call = plainCallParams(body);
+  if (!call || !isPlainMeta(call.meta)) return undefined;
+  const revision = plainLegacyRevision(req);
+  return revision === undefined ? undefined : { id: call.id, revision, name: call.name, arguments: call.arguments };
+}
+
+/** The id, tool name, arguments (an object, or none) and `_meta` of a `tools/call` whose params hold nothing else. */
+function plainCallParams(body: unknown): { id: string | number; name: string; arguments: Record<string, unknown>; meta: unknown } | undefined {
   const id = plainRequestId(body, 'tools/call');
   if (id === undefined) return undefined;
   const params = (body as Record<string, unknown>)['params'];
@@ -63,9 +71,7 @@ export function plainLegacyToolCall(req: IncomingMessage, body: unknown): PlainT
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   const name = params['name'];
   const args = params['arguments'] ?? {};
-  if (typeof name !== 'string' || !isPlainObject(args) || !isPlainMeta(params['_meta'])) return undefined;
-  const revision = plainLegacyRevision(req);
-  return revision === undefined ? undefined : { id, revision, name, arguments: args };
+  return typeof name === 'string' && isPlainObject(args) ? { id, name, arguments: args, meta: params['_meta'] } : undefined;
 }
 
 function isPlainMeta(meta: unknown): boolean {
@@ -91,19 +97,13 @@ const validEnvelopes = new Set<string>();
 export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
   const headers = req.headers;
   if (headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION || headers['mcp-method'] !== 'tools/call') return undefined;
-  const id = plainRequestId(body, 'tools/call');
-  if (id === undefined) return undefined;
-  const params = (body as Record<string, unknown>)['params'];
-  if (!isPlainObject(params)) return undefined;
-  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  const name = params['name'];
-  const args = params['arguments'] ?? {};
-  if (typeof name !== 'string' || headers['mcp-name'] !== name || !isPlainObject(args)) return undefined;
-  const meta = params['_meta'];
+  const call = plainCallParams(body);
+  if (!call || headers['mcp-name'] !== call.name) return undefined;
+  const meta = call.meta;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
   for (const key in meta) if (key === 'progressToken' || (key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key))) return undefined;
   if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body)) return undefined;
-  return { id, revision: MODERN_PROTOCOL_VERSION, name, arguments: args };
+  return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments };
 }
 
 /**
