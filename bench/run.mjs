@@ -33,7 +33,8 @@
 //   BENCH_ROUNDS            interleaved rounds (5); 1 measures each scenario in one go
 //   BENCH_WARMUP            warm-up seconds per scenario before the first round (5)
 //   BENCH_LIST_DURATION     seconds of loaded tools/list per 500-tool server (3)
-//   BENCH_PENDING           calls pending at once (10000)
+//   BENCH_PENDING           calls pending at once (10000); 200 are held and released once before the
+//                           heap is first read, so code compiled on first use is not counted per call
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
 //   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, relay, list,
 //                           pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process)

@@ -252,17 +252,16 @@ export class ExecutionBroker<C, S = never> {
   }
 }
 
-/**
- * An unguessable id for one call, as one flat string: 32 hex digits from 16 random bytes.
- * `crypto.randomUUID()` assembles its text from about twenty concatenations, and V8 keeps that rope
- * for as long as the id lives — about 430 bytes more per pending call, measured.
- */
 /** Random bytes drawn 256 ids at a time: one system call per 256 calls instead of one per call. */
 const ID_BYTES = 16;
 const idPool = Buffer.alloc(ID_BYTES * 256);
 let idOffset = idPool.length;
 
-/** 128 random bits as 32 hex digits, unguessable like every id a flow may be asked to answer. */
+/**
+ * An unguessable id for one call, as one flat string: 32 hex digits of 128 random bits.
+ * `crypto.randomUUID()` assembles its text from about twenty concatenations, and V8 keeps that rope
+ * for as long as the id lives — about 430 bytes more per pending call, measured.
+ */
 function newExecutionId(): string {
   if (idOffset === idPool.length) {
     randomFillSync(idPool);

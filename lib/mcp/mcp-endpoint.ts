@@ -861,8 +861,11 @@ export class McpEndpoint {
     };
   }
 
-  /** Hands one round of a call to the flow; a full broker is reported as `busy` and answered with SERVER_BUSY. */
-  private async beginFlowCall(
+  /**
+   * Hands one round of a call to the flow; a full broker is reported as `busy` and answered with
+   * SERVER_BUSY. Not an async function: a pending call holds one suspended frame fewer.
+   */
+  private beginFlowCall(
     tool: ToolDefinition,
     args: Record<string, unknown>,
     context: ExecutionContext,
@@ -871,13 +874,11 @@ export class McpEndpoint {
     extra: FlowCallOptions = {},
   ): Promise<ExecutionOutcome> {
     try {
-      return await this.broker.begin({ toolName: tool.name, arguments: args, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, signal, context, ...extra });
+      return this.broker.begin({ toolName: tool.name, arguments: args, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, signal, context, ...extra });
     } catch (error) {
-      if (error instanceof CapacityError) {
-        finish(tool, 'busy', undefined);
-        throw new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`);
-      }
-      throw error;
+      if (!(error instanceof CapacityError)) return Promise.reject(error);
+      finish(tool, 'busy', undefined);
+      return Promise.reject(new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} tool calls are already running on ${this.path}; retry shortly.`));
     }
   }
 
