@@ -5,10 +5,30 @@ import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-h
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
+import { TaskClient } from '../support/task-client.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 const CLIENT_ID = 'https://client.test/oauth/cancel.json';
 const SECRET = 'bridge-secret-for-cancel-tests';
+
+const ASK_CITY = `const p = msg.payload;
+node.warn('ask-round ' + (p.inputRound || 0) + ' by=' + msg.mcp.subject);
+if (p.inputRound) {
+  msg.topic = 'mcp-tool-response';
+  msg.payload = { executionId: p.executionId, result: JSON.stringify(p.inputResponses) };
+  return msg;
+}
+msg.topic = 'mcp-tool-input';
+msg.payload = { executionId: p.executionId, requests: { city: { elicitation: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } } } };
+return msg;`;
+
+/** The envelope and headers of a 2026-07-28 tools/call, declaring elicitation. */
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'cancel-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+const modernHeaders = (name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
 
 /**
  * `hold` waits until `release` answers it; an mcp-tool-cancel is logged with its reason. Whether a
@@ -22,7 +42,10 @@ function holdFlows(port: number, issuer: string): FlowNode[] {
     oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
     oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['by-topic'] }),
     topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
-    router('route', { hold: 'hold-fn', release: 'release-fn', background: 'background-fn' }),
+    router('route', { hold: 'hold-fn', release: 'release-fn', background: 'background-fn', ask_city: 'ask-fn' }),
+    // Asks for a city in its first round and answers with what it got in the next.
+    answer('ask-fn', ASK_CITY, 'fs'),
+    { ...tool('t-ask', { name: 'ask_city', endpoint: '/tools' }), asks: 'elicitation' },
     answer('background-fn', `node.warn('background-started ' + msg.mcp.taskId + ' by=' + msg.mcp.subject);\nreturn null;`, 'fs'),
     tool('t-background', { name: 'background', endpoint: '/tools', taskSupport: 'optional' }),
     answer('hold-fn', `global.set('held', msg.payload.executionId);\nnode.warn('hold-started ' + msg.mcp.requestId);\nreturn null;`, 'fs'),
@@ -95,6 +118,23 @@ describe(`cancelling calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
     assert.equal(response.status, 401);
   });
 
+  it("binds a 2026-07-28 requestState to its caller: another user's retry with it is refused and never reaches the flow", async () => {
+    const since = nodeRed.output().length;
+    const ask = (token: string, extra: object) =>
+      postJsonRpc(`${base}/tools`, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'ask_city', arguments: {}, ...extra, _meta: MODERN_META } }, { authorization: `Bearer ${token}`, ...modernHeaders('ask_city') });
+    const first = (await ask(alice, {})).json().result;
+    assert.equal(first.resultType, 'input_required');
+    const inputResponses = { city: { action: 'accept', content: { city: 'Oslo' } } };
+    const stolen = (await ask(carol, { inputResponses, requestState: first.requestState })).json();
+    assert.equal(stolen.error?.code, -32602);
+    assert.match(stolen.error.message, /Invalid or expired requestState/);
+    const resumed = (await ask(alice, { inputResponses, requestState: first.requestState })).json().result;
+    assert.deepEqual(JSON.parse(resumed.content[0].text), inputResponses, 'the caller who was asked resumes with the same state');
+    const rounds = nodeRed.output().slice(since).match(/ask-round \d+ by=\S+/g) ?? [];
+    assert.equal(rounds.length, 2, `the flow ran round 0 and round 1 only: ${rounds.join(', ')}`);
+    assert.ok(!rounds.some((line) => line.includes('carol')), 'nothing ran for the other user');
+  });
+
   it("keeps a task to its own caller: another user can neither see, list nor cancel it", async () => {
     const since = nodeRed.output().length;
     const rpc = async (token: string, method: string, params: object) => (await post(token, { jsonrpc: '2.0', id: 7, method, params })).json();
@@ -111,5 +151,25 @@ describe(`cancelling calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
     assert.deepEqual((await rpc(alice, 'tasks/list', {})).result.tasks.map((task: { taskId: string }) => task.taskId), [taskId]);
     assert.equal((await rpc(alice, 'tasks/cancel', { taskId })).result.status, 'cancelled');
     await nodeRed.waitForOutput(/hold-cancelled reason=cancelled by=/, since);
+  });
+
+  it("keeps a 2026-07-28 task to its own caller: another user can neither read, answer nor cancel it", async () => {
+    const since = nodeRed.output().length;
+    const owner = await TaskClient.connect(`${base}/tools`, 'modern', { token: alice });
+    const stranger = await TaskClient.connect(`${base}/tools`, 'modern', { token: carol });
+    try {
+      const taskId = TaskClient.taskIdOf(await owner.call('background', {}));
+      await nodeRed.waitForOutput(`background-started ${taskId} by=`, since);
+      const codeOf = (promise: Promise<unknown>) => promise.then(() => 'answered', (error: { code?: unknown }) => error.code);
+      assert.equal(await codeOf(stranger.get(taskId)), -32602, 'tasks/get by another user');
+      assert.equal(await codeOf(stranger.update(taskId, { anything: { action: 'accept', content: {} } })), -32602, 'tasks/update by another user');
+      assert.equal(await codeOf(stranger.cancel(taskId)), -32602, 'tasks/cancel by another user');
+      assert.equal((await owner.get(taskId))['status'], 'working', "the stranger's requests changed nothing");
+      await owner.cancel(taskId);
+      assert.equal((await owner.get(taskId))['status'], 'cancelled');
+    } finally {
+      await owner.close();
+      await stranger.close();
+    }
   });
 });

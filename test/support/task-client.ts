@@ -18,8 +18,11 @@ export class TaskClient {
     private readonly lastToolsCallResult: () => Record<string, any> | undefined,
   ) {}
 
-  /** `capabilities`: what else the client declares (on 2026-07-28 sent with every request), e.g. elicitation. */
-  static async connect(url: string, era: Era, options: { declareExtension?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<TaskClient> {
+  /**
+   * `capabilities`: what else the client declares (on 2026-07-28 sent with every request), e.g.
+   * elicitation; `token`: an access token sent as a bearer token with every request (OAuth endpoints).
+   */
+  static async connect(url: string, era: Era, options: { declareExtension?: boolean; capabilities?: Record<string, unknown>; token?: string } = {}): Promise<TaskClient> {
     const declare = options.declareExtension ?? true;
     const extra = options.capabilities ?? {};
     const client = new Client(
@@ -40,7 +43,8 @@ export class TaskClient {
       }
       return response;
     };
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: recording }));
+    const requestInit = options.token ? { requestInit: { headers: { authorization: `Bearer ${options.token}` } } } : {};
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: recording, ...requestInit }));
     return new TaskClient(client, era, () => last);
   }
 
