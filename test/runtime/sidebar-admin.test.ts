@@ -159,6 +159,23 @@ describe(`MCP sidebar admin routes on ${nodeRedPackage}`, () => {
     assert.equal(anonymous.status, 401);
   });
 
+  it("guards an endpoint's tool list and the tool node's schema check like the rest: refused without the permission", async () => {
+    const tools = `endpoints/${LOCAL_SERVER}/tools`;
+    assert.deepEqual([(await admin(tools, TOKENS.read)).status, (await admin(tools, TOKENS.read)).body.error], [403, 'permission_denied']);
+    assert.equal((await admin(tools, TOKENS.viewer)).status, 200, 'reading the tool list is a read permission');
+    const validate = (token: string) =>
+      fetch(`${nodeRed.adminUrl}/mcp-tool-registry/validate-schema`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ schema: '{"type":"object"}', kind: 'input' }),
+      });
+    // Node-RED's own permission check, which answers a missing permission with 401.
+    assert.equal((await validate(TOKENS.read)).status, 401);
+    assert.equal((await validate(TOKENS.viewer)).status, 401, 'checking a schema is part of editing a tool: a write permission');
+    assert.equal((await validate(TOKENS.write)).status, 200);
+    assert.equal((await fetch(`${nodeRed.adminUrl}/mcp-tool-registry/validate-schema`, { method: 'POST' })).status, 401);
+  });
+
   it('shows an endpoint that failed, with its last error, and refuses Try it there', async () => {
     const flows = await nodeRed.getFlows();
     const clash = { ...flows.find((node) => node.id === LOCAL_SERVER)!, id: 'sb-clash', serverName: 'clash', wires: [[]] };
