@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import type { ExecutionOutcome } from '../execution/broker.js';
+import { describeError } from '../core/errors.js';
 import { describeProblems, isPlainObject, type SchemaProblem } from './json-schema.js';
 import { clampResult, TRUNCATION_META_KEY } from './result-clamp.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -39,7 +40,12 @@ export function resultFromOutcome(tool: ToolDefinition, outcome: ExecutionOutcom
       if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) {
         return toolError(`Tool "${tool.name}" failed: ${describeFlowError(outcome.error)}`);
       }
-      return checkedAgainstOutputSchema(tool, clampResult(normalizeResult(tool, outcome.result), maxBytes));
+      try {
+        return checkedAgainstOutputSchema(tool, clampResult(normalizeResult(tool, outcome.result), maxBytes));
+      } catch (error) {
+        // A BigInt or a circular structure: JSON cannot carry it, so no client could be sent it.
+        return toolError(`Tool "${tool.name}" answered with a value that cannot be sent as JSON (${describeError(error)}).`);
+      }
   }
 }
 

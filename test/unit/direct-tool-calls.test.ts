@@ -48,6 +48,8 @@ function flow(endpoint: () => McpEndpoint) {
         return settle({ result: { content: [{ type: 'text', text: '7' }], structuredContent: 7 } });
       case 'fails':
         return settle({ error: { message: 'the database is down' } });
+      case 'bigint':
+        return settle({ result: { count: 10n } });
       case 'silent':
         return;
       case 'hold':
@@ -71,6 +73,7 @@ const TOOLS = () =>
     parseToolConfig({ toolName: 'sum', endpoint: '/mcp', inputSchema: ANY, outputSchema: '{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}' }),
     parseToolConfig({ toolName: 'scalar', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'fails', endpoint: '/mcp', inputSchema: ANY }),
+    parseToolConfig({ toolName: 'bigint', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'silent', endpoint: '/mcp', inputSchema: ANY, timeout: 1 }),
     parseToolConfig({ toolName: 'hold', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'asks', endpoint: '/mcp', inputSchema: ANY }),
@@ -177,6 +180,7 @@ describe('plain 2025-era tool calls served directly answer exactly as through th
     ['invalid arguments (a tool result naming the field)', call(7, 'echo', { text: 5 })],
     ['missing arguments', call(8, 'echo')],
     ['a flow that fails', call(9, 'fails')],
+    ['a flow that answers with a value JSON cannot carry', call(12, 'bigint')],
     ['a flow that asks although the tool declares nothing', call(10, 'asks')],
   ];
   for (const [label, body] of cases) {
@@ -313,6 +317,7 @@ describe('plain 2026-07-28 tool calls served directly answer exactly as through 
     ['structured content whose JSON breaks the output schema', modernCall(5, 'sum', { bad: true })],
     ['invalid arguments', modernCall(6, 'echo', { text: 5 })],
     ['a flow that fails', modernCall(7, 'fails')],
+    ['a flow that answers with a value JSON cannot carry', modernCall(10, 'bigint')],
     ['a flow that asks although the tool declares nothing', modernCall(8, 'asks')],
     ['an envelope without client info', modernCall(9, 'echo', { text: 'hi' }, { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': undefined })],
   ];

@@ -162,6 +162,16 @@ describe('resultFromOutcome', () => {
     assert.equal(Object.hasOwn(result.structuredContent!, 'note'), false);
   });
 
+  it('answers a value JSON cannot carry (a BigInt, a circular structure) with a tool error naming the tool', () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular['self'] = circular;
+    for (const result of [{ count: 10n }, circular, { content: [{ type: 'text', text: 'x' }], structuredContent: { n: 1n } }]) {
+      const answered = resultFromOutcome(plainTool, { kind: 'answered', result }, LIMIT);
+      assert.equal(answered.isError, true);
+      assert.match((answered.content[0] as { text: string }).text, /answered with a value that cannot be sent as JSON/);
+    }
+  });
+
   it('passes a full result that is itself an error without checking the output schema', () => {
     const failed: CallToolResult = { content: [{ type: 'text', text: 'nope' }], isError: true };
     assert.equal(resultFromOutcome(structuredTool, { kind: 'answered', result: failed }, LIMIT), failed);
