@@ -1,3 +1,5 @@
+import type { Logger } from './logger.js';
+
 /** How many keys a throttle remembers; the oldest is forgotten first. */
 const MAX_KEYS = 1_000;
 
@@ -27,5 +29,14 @@ export class LogThrottle {
     this.keys.set(key, { at: now, held: 0 });
     if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value!);
     return held;
+  }
+
+  /**
+   * Warns with `line` when `key` admits it; a line after held-back ones ends with how many there were
+   * (`heldNote`, " (N more since the last line)" unless the caller words it for its lines).
+   */
+  warn(logger: Pick<Logger, 'warn'>, key: string, line: string, heldNote: (held: number) => string = (held) => ` (${held} more since the last line)`): void {
+    const held = this.admit(key);
+    if (held !== undefined) logger.warn(line + (held > 0 ? heldNote(held) : ''));
   }
 }

@@ -98,7 +98,6 @@ export class EdgeAgent {
   }
 
   private warn(kind: string, line: string): void {
-    const held = this.throttle.admit(kind);
-    if (held !== undefined) this.options.logger.warn(line + (held > 0 ? ` (${held} more since the last line)` : ''));
+    this.throttle.warn(this.options.logger, kind, line);
   }
 }

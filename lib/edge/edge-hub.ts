@@ -205,8 +205,7 @@ export class EdgeHub {
   }
 
   private refuse(siteName: string, line: string): void {
-    const held = this.throttle.admit(`${siteName} ${line.slice(0, 60)}`);
-    if (held !== undefined) this.options.logger.warn(line + (held > 0 ? ` (${held} more since the last line)` : ''));
+    this.throttle.warn(this.options.logger, `${siteName} ${line.slice(0, 60)}`, line);
   }
 }
 

@@ -314,10 +314,8 @@ export class McpEndpoint {
       maxSubscriptions: maxStreams,
       onerror: (error) => {
         if (!error.message.includes('subscription limit reached')) return options.logger.debug(`MCP request on ${options.path} refused: ${error.message}`);
-        const held = this.streamLimitLog.admit('limit');
-        if (held !== undefined) {
-          options.logger.warn(`subscriptions/listen on ${options.path} refused: ${maxStreams} streams are already open` + (held > 0 ? ` (${held} more refused since the last line)` : ''));
-        }
+        const line = `subscriptions/listen on ${options.path} refused: ${maxStreams} streams are already open`;
+        this.streamLimitLog.warn(options.logger, 'limit', line, (held) => ` (${held} more refused since the last line)`);
       },
     });
     this.streamingAdapter = toNodeHandler(this.mcp, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes });

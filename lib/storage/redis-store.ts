@@ -244,8 +244,7 @@ export class RedisStore implements Store {
       // The server is up but refused this command (OOM, an old Redis without GETDEL...): no state
       // change will show it, so say what it was, by code only.
       // A misconfigured ACL refuses the same command every few seconds: one line a minute per code.
-      const held = this.refusedLog.admit(token);
-      if (held !== undefined) this.logger.warn(`redis storage refused a command (${token})` + (held > 0 ? `; ${held} more refusals since the last line` : ''));
+      this.refusedLog.warn(this.logger, token, `redis storage refused a command (${token})`, (held) => `; ${held} more refusals since the last line`);
       return new StorageUnavailableError('server_error');
     }
     // The connection dropped; `ready` here means ioredis has not yet reported the close.
