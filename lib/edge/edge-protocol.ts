@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import type { StoreKey } from '../storage/store.js';
+import { parseJsonOrUndefined } from '../core/parse-json.js';
 
 /**
  * What hubs and edges say to each other through Redis publish/subscribe. Every channel of a site is
@@ -96,7 +97,7 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
   // Bytes, not characters: a message of multi-byte characters is up to three times longer in bytes.
   const bytes = Buffer.byteLength(text);
   if (bytes > limit) return { ok: false, problem: `message of ${bytes} bytes is over the ${limit} bytes an edge may send` };
-  const value = parseJson(text);
+  const value = parseJsonOrUndefined(text);
   if (!isPlainObject(value)) return { ok: false, problem: 'not a JSON object' };
   if (kind === 'answers') {
     if (value['t'] !== 'answer' || typeof value['id'] !== 'string') return { ok: false, problem: 'an answer needs t "answer" and an id' };
@@ -118,7 +119,7 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
 
 /** A message a hub published on this edge's calls channel. */
 export function parseEdgeBound(text: string): Parsed<EdgeBound> {
-  const value = parseJson(text);
+  const value = parseJsonOrUndefined(text);
   if (!isPlainObject(value) || typeof value['id'] !== 'string') return { ok: false, problem: 'not a call or cancel' };
   if (value['t'] === 'cancel') return { ok: true, value: { t: 'cancel', id: value['id'], reason: String(value['reason'] ?? 'cancelled') } };
   if (value['t'] !== 'call' || typeof value['tool'] !== 'string' || !isPlainObject(value['arguments'])) return { ok: false, problem: 'a call needs a tool and arguments' };
@@ -137,13 +138,6 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
   };
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 function isPositive(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;

@@ -3,6 +3,7 @@ import { isPlainObject } from '../core/is-plain-object.js';
 import type { Logger } from '../core/logger.js';
 import type { Store, StoreKey } from '../storage/store.js';
 import type { InputRequest } from './input-requests.js';
+import { parseJsonOrUndefined } from '../core/parse-json.js';
 
 /** How a round of questions on a 2025-era stream ended when it did not get every answer. */
 export type UnansweredEnd = 'timeout' | 'cancelled' | 'stopped';
@@ -144,12 +145,7 @@ export class LegacyInputRelay {
   }
 
   private receiveForwarded(message: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(message);
-    } catch {
-      return;
-    }
+    const parsed = parseJsonOrUndefined(message);
     if (!isPlainObject(parsed) || typeof parsed['owner'] !== 'string') return;
     const answer = parsed['answer'];
     if (!isPlainObject(answer) || typeof answer['id'] !== 'string') return;

@@ -5,6 +5,7 @@ import type { Store } from '../storage/store.js';
 import { waitForState } from '../storage/wait-for-state.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { isListKind, type ListKind } from './list-changes.js';
+import { parseJsonOrUndefined } from '../core/parse-json.js';
 
 /** Tells this process's own messages apart from other instances' on a shared channel. */
 const INSTANCE_ID = randomUUID();
@@ -53,12 +54,7 @@ export function relayListChanges(options: {
 
 /** The kinds another instance announced; [] for this instance's own message; undefined for anything else. */
 function parseAnnouncement(message: string): ListKind[] | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(message);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonOrUndefined(message);
   const { origin, kinds } = (parsed ?? {}) as { origin?: unknown; kinds?: unknown };
   if (typeof origin !== 'string' || !Array.isArray(kinds) || !kinds.every(isListKind)) return undefined;
   return origin === INSTANCE_ID ? [] : kinds;

@@ -1,4 +1,5 @@
 import type { SignedInIdentity } from './bridge-context.js';
+import { parseJsonOrUndefined } from '../../core/parse-json.js';
 
 /** Stored between /authorize and /callback, keyed by the upstream `state`. */
 export interface PendingSignIn {
@@ -52,10 +53,5 @@ export function encodeRecord(record: object): string {
 }
 
 export function decodeRecord<T>(text: string | undefined): T | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined;
-  }
+  return text === undefined ? undefined : (parseJsonOrUndefined(text) as T | undefined);
 }
