@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { answer, oauthServer, oidcAuth, router, runtimeWithBaseUrl, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
@@ -133,6 +134,28 @@ describe(`cancelling calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
     const rounds = nodeRed.output().slice(since).match(/ask-round \d+ by=\S+/g) ?? [];
     assert.equal(rounds.length, 2, `the flow ran round 0 and round 1 only: ${rounds.join(', ')}`);
     assert.ok(!rounds.some((line) => line.includes('carol')), 'nothing ran for the other user');
+  });
+
+  it("takes a 2025-era answer only from the caller who was asked: another user's POSTed answer gets 400 and changes nothing", async () => {
+    const since = nodeRed.output().length;
+    const url = `${base}/tools`;
+    let strangerStatus: number | undefined;
+    const client = new Client({ name: 'asked-client', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' }, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async (_request, ctx) => {
+      // Carol answers the question Alice was asked, under its request id, before Alice does.
+      const forged = { jsonrpc: '2.0', id: ctx.mcpReq.id, result: { action: 'accept', content: { city: 'Lyon' } } };
+      strangerStatus = (await post(carol, forged)).status;
+      return { action: 'accept', content: { city: 'Oslo' } } as never;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }));
+    try {
+      const result = (await client.callTool({ name: 'ask_city', arguments: {} })) as { content: Array<{ text: string }> };
+      assert.equal(strangerStatus, 400, "the other user's answer matched no question of theirs");
+      assert.deepEqual(JSON.parse(result.content[0]!.text), { city: { action: 'accept', content: { city: 'Oslo' } } }, 'the flow got the asked caller’s answer');
+      assert.deepEqual(nodeRed.output().slice(since).match(/ask-round \d+ by=\S+/g)?.map((line) => line.split(' ')[1]), ['0', '1']);
+    } finally {
+      await client.close();
+    }
   });
 
   it("keeps a task to its own caller: another user can neither see, list nor cancel it", async () => {
