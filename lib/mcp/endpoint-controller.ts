@@ -71,6 +71,8 @@ export class EndpointController {
   private relay: ListChangeRelay | undefined;
   /** On a hub: the live edge sites and their tools. On an edge: what announces this endpoint's tools. */
   private edgeHub: EdgeHub | undefined;
+  /** Edge tools refused at the last catalog build for a name declared here (`site tool`). */
+  private edgeClashes: ReadonlySet<string> = new Set();
   private edgeAgent: EdgeAgent | undefined;
   private queue: Promise<void> = Promise.resolve();
   private current: EndpointState = { state: 'stopped' };
@@ -157,12 +159,15 @@ export class EndpointController {
   private catalog(): ToolCatalog {
     const { settings, tools, builtInTools, access } = this.options;
     const schemes = securitySchemesFor(settings.access, access.auth?.scopes);
-    const local = tools.catalogFor(settings.path, builtInTools, schemes);
-    const edgeTools = this.edgeHub?.tools() ?? [];
-    if (edgeTools.length === 0) return local;
-    const clashing = edgeTools.filter((tool) => local.find(tool.name) !== undefined);
-    for (const tool of clashing) this.options.logger.warn(`edge tool ${tool.name} of site ${tool.relay?.site} was refused on ${settings.path}: a tool of that name is declared here`);
-    return tools.catalogFor(settings.path, [...(builtInTools ?? []), ...edgeTools.filter((tool) => !clashing.includes(tool))], schemes);
+    // A clash is said once, not again at every rebuild while it lasts (an edge announces every 2 s).
+    const clashes = new Set<string>();
+    const catalog = tools.catalogFor(settings.path, builtInTools, schemes, this.edgeHub?.tools() ?? [], (tool) => {
+      const key = `${tool.relay?.site} ${tool.name}`;
+      clashes.add(key);
+      if (!this.edgeClashes.has(key)) this.options.logger.warn(`edge tool ${tool.name} of site ${tool.relay?.site} was refused on ${settings.path}: a tool of that name is declared here`);
+    });
+    this.edgeClashes = clashes;
+    return catalog;
   }
 
   private get url(): string {

@@ -34,13 +34,28 @@ export class ToolRegistry {
     this.registrations.delete(ownerId);
   }
 
-  /** `builtIn` tools (get_flow) join the catalog; a declared tool with the same name gives way. */
-  catalogFor(path: string, builtIn: readonly ToolDefinition[] = [], securitySchemes?: readonly SecurityScheme[]): ToolCatalog {
-    const reserved = new Set(builtIn.map((tool) => tool.name));
+  /**
+   * `builtIn` tools (get_flow) join the catalog; a declared tool with the same name gives way.
+   * `lowerPrecedence` tools (a hub's edge tools) join last: one whose name is taken is left out and
+   * handed to `onRefused`.
+   */
+  catalogFor(
+    path: string,
+    builtIn: readonly ToolDefinition[] = [],
+    securitySchemes?: readonly SecurityScheme[],
+    lowerPrecedence: readonly ToolDefinition[] = [],
+    onRefused?: (tool: ToolDefinition) => void,
+  ): ToolCatalog {
+    const taken = new Set(builtIn.map((tool) => tool.name));
     const tools: ToolDefinition[] = [...builtIn];
     for (const { definition } of this.registrations.values()) {
-      if (reserved.has(definition.name)) continue;
-      if (definition.binding.shared || definition.binding.path === path) tools.push(definition);
+      if (taken.has(definition.name) || !(definition.binding.shared || definition.binding.path === path)) continue;
+      tools.push(definition);
+      taken.add(definition.name);
+    }
+    for (const tool of lowerPrecedence) {
+      if (taken.has(tool.name)) onRefused?.(tool);
+      else tools.push(tool);
     }
     return new ToolCatalog(tools, securitySchemes);
   }

@@ -35,6 +35,19 @@ describe('ToolRegistry', () => {
     assert.deepEqual(names(registry, '/other'), ['clock']);
   });
 
+  it('adds lower-precedence tools (a hub’s edge tools) last: a name declared or built in keeps its own, the other is refused', () => {
+    const registry = new ToolRegistry();
+    registry.register('a', tool('weather', '/hub'));
+    const builtIn = [tool('get_flow', '*')];
+    const edge = [tool('weather', '*'), tool('get_flow', '*'), tool('pump', '*')];
+    const refused: string[] = [];
+    const catalog = registry.catalogFor('/hub', builtIn, undefined, edge, (clash) => refused.push(clash.name));
+    assert.deepEqual(catalog.listResult.tools.map((listed) => listed.name), ['get_flow', 'pump', 'weather']);
+    assert.equal(catalog.find('weather'), registry.catalogFor('/hub').find('weather'), 'the declared weather, not the edge one');
+    assert.equal(catalog.find('get_flow'), builtIn[0]);
+    assert.deepEqual(refused, ['weather', 'get_flow']);
+  });
+
   it('refuses the same name twice on one path with duplicate_tool naming the other owner', () => {
     const registry = new ToolRegistry();
     registry.register('first', tool('weather', '/mcp'));
