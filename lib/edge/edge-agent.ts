@@ -38,6 +38,8 @@ export class EdgeAgent {
   private readonly seen = new Set<string>();
   private readonly throttle = new LogThrottle(60_000);
   private closed = false;
+  /** The last catalog announced and its announcement's JSON text. */
+  private announced: { readonly catalog: ToolCatalog; readonly text: string } | undefined;
 
   constructor(private readonly options: EdgeAgentOptions) {
     this.unsubscribe = options.store.subscribe(siteChannel(options.site, 'calls'), (text) => this.received(text));
@@ -48,8 +50,14 @@ export class EdgeAgent {
   /** Tells hubs at once (after a deploy), rather than at the next heartbeat. */
   announce(): void {
     if (this.closed) return;
-    const tools: EdgeTool[] = [];
     const catalog = this.options.catalog();
+    // A catalog is rebuilt, never changed in place: the heartbeat of an unchanged one reuses its text.
+    if (this.announced?.catalog !== catalog) this.announced = { catalog, text: JSON.stringify(this.announcement(catalog)) };
+    this.publishText('announce', this.announced.text, 'announcing its tools');
+  }
+
+  private announcement(catalog: ToolCatalog): Announcement {
+    const tools: EdgeTool[] = [];
     for (const listing of catalog.listings) {
       const definition = catalog.find(listing.name);
       // The palette's own in-process tools (get_flow) stay on the instance they describe, and an
@@ -57,8 +65,7 @@ export class EdgeAgent {
       if (!definition || definition.runInProcess || definition.relay) continue;
       tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs });
     }
-    const message: Announcement = { t: 'announce', site: this.options.site, instance: this.instance, tools };
-    this.publish('announce', message, 'announcing its tools');
+    return { t: 'announce', site: this.options.site, instance: this.instance, tools };
   }
 
   /** Says goodbye (hubs fail this site's pending calls at once) and stops listening. */
@@ -91,7 +98,11 @@ export class EdgeAgent {
   }
 
   private publish(kind: 'announce' | 'answers', message: object, what: string): void {
-    this.options.store.publish(siteChannel(this.options.site, kind), JSON.stringify(message)).catch((error: unknown) => {
+    this.publishText(kind, JSON.stringify(message), what);
+  }
+
+  private publishText(kind: 'announce' | 'answers', text: string, what: string): void {
+    this.options.store.publish(siteChannel(this.options.site, kind), text).catch((error: unknown) => {
       // A Redis ACL that does not allow this site's channels says NOPERM: the edge's user is for another site.
       this.warn(kind, `site ${this.options.site} could not publish (${what}): ${describeError(error)}`);
     });

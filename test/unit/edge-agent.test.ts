@@ -82,6 +82,24 @@ describe('EdgeAgent over the real MemoryStore', () => {
     assert.equal(announced.length, 3);
   });
 
+  it('announces a new catalog (a deploy) with its tools, and repeats an unchanged one word for word', async () => {
+    const texts: string[] = [];
+    store.subscribe(siteChannel('plant-a', 'announce'), (text) => texts.push(text));
+    mock.timers.enable({ apis: ['setInterval'] });
+    open();
+    mock.timers.tick(EDGE_HEARTBEAT_MS);
+    await flush();
+    assert.equal(texts[1], texts[0], 'the heartbeat of an unchanged catalog');
+    catalog = new ToolCatalog([declared('z')]);
+    agent!.announce();
+    await flush();
+    assert.deepEqual(announced.at(-1).tools.map((tool: any) => tool.listing.name), ['z']);
+    mock.timers.tick(EDGE_HEARTBEAT_MS);
+    await flush();
+    assert.equal(texts.at(-1), texts.at(-2));
+    assert.equal(texts.length, 4);
+  });
+
   it('keeps in-process tools (get_flow) off the announcement', async () => {
     const inProcess: ToolDefinition = { ...declared('get_flow'), runInProcess: async () => ({ result: { content: [] } }) };
     catalog = new ToolCatalog([declared('x'), inProcess]);
