@@ -10,17 +10,11 @@ import { ResourceWatchers } from '../../lib/mcp/resource-watchers.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
-import type { Logger } from '../../lib/core/logger.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 const resource = (uri: string) => parseResourceConfig({ resourceName: uri.replace(/\W+/g, '-'), uri, endpoint: '/mcp', mimeType: 'text/plain' });
 const prompt = (name: string) => parsePromptConfig({ promptName: name, endpoint: '/mcp', messages: [{ role: 'user', text: 'hello' }] });
 const toolNamed = (name: string) => ({ name, listing: { name, inputSchema: { type: 'object' } } }) as unknown as ToolDefinition;
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const write = (level: string) => (message: string) => lines.push(`${level} ${message}`);
-  return { lines, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') } as Logger & { lines: string[] };
-}
 
 describe('list fingerprints', () => {
   const content = new ContentCatalog([resource('plant://a')], [prompt('report')]);

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { setImmediate as flush } from 'node:timers/promises';
-import type { Logger } from '../../lib/core/logger.js';
 import { EdgeAgent } from '../../lib/edge/edge-agent.js';
 import { EdgeHub } from '../../lib/edge/edge-hub.js';
 import { EDGE_HEARTBEAT_MS, siteChannel, type CallMessage } from '../../lib/edge/edge-protocol.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 const declared = (name: string, timeout = '30') => parseToolConfig({ toolName: name, description: `tool ${name}`, inputSchema: '{"type":"object"}', endpoint: '/edge', timeout });
 const call = (id: string, tool = 'x'): CallMessage => ({ t: 'call', id, tool, arguments: {}, caller: { subject: 's' }, hub: '/hub', protocolVersion: '2025-11-25' });
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const write = (level: string) => (message: string) => lines.push(`${level} ${message}`);
-  return { lines, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') } as Logger & { lines: string[] };
-}
 
 describe('EdgeAgent over the real MemoryStore', () => {
   let store: MemoryStore;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { setImmediate as flush } from 'node:timers/promises';
-import type { Logger } from '../../lib/core/logger.js';
 import { EdgeHub, type EdgeHubOptions } from '../../lib/edge/edge-hub.js';
 import { EDGE_HEARTBEAT_MS, EDGE_STALE_MS, MAX_ANSWER_BYTES, siteChannel, type ChannelKind } from '../../lib/edge/edge-protocol.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   listing: { name, description: `tool ${name}`, inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, annotations: { readOnlyHint: true }, ...extra },
@@ -13,12 +13,6 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 const id = (n: number) => n.toString(16).padStart(32, '0');
 const request = (n: number) => ({ executionId: id(n), toolName: 'plant-a.x', arguments: { n } });
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const write = (level: string) => (message: string) => lines.push(`${level} ${message}`);
-  return { lines, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') } as Logger & { lines: string[] };
-}
 
 describe('EdgeHub over the real MemoryStore', () => {
   let store: MemoryStore;

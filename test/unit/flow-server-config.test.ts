@@ -57,6 +57,7 @@ describe('parseFlowServerConfig', () => {
     assertCode({ edgeSite: 'Plant A' }, 'invalid_edge_site');
     assertCode({ edgeSite: 'a:b' }, 'invalid_edge_site');
     assertCode({ hubSites: 'plant-a, plant*' }, 'invalid_hub_sites');
+    assertCode({ hubSites: 'plant-a, -b' }, 'invalid_hub_sites');
     assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
     assertCode({ edgeNaming: 'edge_{site}' }, 'invalid_edge_naming');
     assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
@@ -118,19 +119,5 @@ describe('parseFlowServerConfig', () => {
 
   it('returns a frozen result', () => {
     assert.ok(Object.isFrozen(parseFlowServerConfig({})));
-  });
-
-  it('reads edge relaying: the site an edge offers its tools under, and the sites a hub serves', () => {
-    const edges = parseFlowServerConfig({ edgeSite: ' plant-a ', hubSites: 'plant-b, plant-c plant-b', edgeNaming: '{tool}@{site}', maxPendingPerSite: '7' }).edges;
-    assert.deepEqual(edges, { site: 'plant-a', hubSites: ['plant-b', 'plant-c'], naming: '{tool}@{site}', maxPendingPerSite: 7 });
-  });
-
-  it('refuses site names and namings that could not name channels or tools', () => {
-    assertCode({ edgeSite: 'Plant A' }, 'invalid_edge_site');
-    assertCode({ edgeSite: 'plant:a' }, 'invalid_edge_site');
-    assertCode({ hubSites: 'plant-a, -b' }, 'invalid_hub_sites');
-    assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
-    assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
-    assertCode({ edgeSite: 'plant-a', hubSites: 'plant-b plant-a' }, 'hub_serves_own_site');
   });
 });

@@ -4,18 +4,13 @@ import type { Logger } from '../../lib/core/logger.js';
 import type { InputRequest } from '../../lib/input/input-requests.js';
 import { clientAnswersIn, LegacyInputRelay } from '../../lib/input/legacy-input-relay.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 const REQUESTS: Record<string, InputRequest> = {
   city: { method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } } },
   folders: { method: 'roots/list', params: {} },
 };
 const LONG_MS = 60_000;
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const write = (level: string) => (message: string) => lines.push(`${level}: ${message}`);
-  return { lines, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
-}
 
 /** What a relay sent on "the stream": the JSON-RPC requests, in order. */
 function recordingStream() {
@@ -111,7 +106,7 @@ describe('LegacyInputRelay', () => {
     await settled();
     assert.equal(ended, false);
     assert.equal(asking.pending, 1);
-    assert.equal(logger.lines.filter((line) => line.startsWith('warn: ')).length, 2);
+    assert.equal(logger.lines.filter((line) => line.startsWith('warn ')).length, 2);
     assert.ok(logger.lines.every((line) => !line.includes('Evil')), 'answers are never logged');
     assert.equal(await other.answer({ id, result: { action: 'accept', content: { city: 'Oslo' } } }, 'alice'), 'forwarded');
     assert.deepEqual(await outcome, { answers: { city: { action: 'accept', content: { city: 'Oslo' } } } });
