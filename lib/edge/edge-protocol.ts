@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
-import type { StoreKey } from '../storage/store.js';
 import { parseJsonOrUndefined } from '../core/parse-json.js';
+import type { StoreKey } from '../storage/store.js';
 
 /**
  * What hubs and edges say to each other through Redis publish/subscribe. Every channel of a site is
@@ -137,7 +137,6 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
     },
   };
 }
-
 
 function isPositive(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;

@@ -2,12 +2,12 @@ import type { ExecutionOutcome, RoundInput } from '../execution/broker.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { disallowed, type InputAsk, type InputKind, type InputRefusal } from './input-requests.js';
 
-/** What becomes of one `mcp-tool-input`: the flow's next round, the ask handed to the client as the call's answer, or how the call ended. */
 /** How often a flow may ask the client during one call, as the SDK's own default. */
 export const MAX_INPUT_ROUNDS = 8;
 /** For tools that declare nothing under "Asks the client". */
 export const NOTHING_DECLARED: ReadonlySet<InputKind> = new Set();
 
+/** What becomes of one `mcp-tool-input`: the flow's next round, the ask handed to the client as the call's answer, or how the call ended. */
 export type AskDecision = { readonly next: RoundInput } | { readonly handOver: InputAsk } | { readonly ended: ExecutionOutcome };
 
 export interface RoundsOptions {

@@ -48,14 +48,14 @@ export interface DirectCallDependencies {
  * `Mcp-Param-*` headers to check. Undefined sends the call down the SDK's path, which also answers
  * every refusal (an unknown tool, a tool that runs only as a task).
  */
-export function directlyServedTool(catalog: ToolCatalog, call: PlainToolCall, legacyLogLevel: () => LogLevel | undefined): ToolDefinition | undefined {
+export function directlyServedTool(catalog: ToolCatalog, call: PlainToolCall, legacyLogLevel: LogLevel | undefined): ToolDefinition | undefined {
   const tool = catalog.find(call.name);
   if (!tool || tool.runInProcess || tool.asks) return undefined;
   if (call.revision === MODERN_PROTOCOL_VERSION) {
     // A task-capable tool becomes a task for a client that declares the tasks extension.
     return (tool.taskSupport ?? 'forbidden') === 'forbidden' && !tool.paramHeaders ? tool : undefined;
   }
-  if (tool.taskSupport === 'required' || legacyLogLevel() !== undefined) return undefined;
+  if (tool.taskSupport === 'required' || legacyLogLevel !== undefined) return undefined;
   return tool;
 }
 

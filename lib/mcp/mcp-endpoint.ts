@@ -45,8 +45,7 @@ import { claimedRevisionOf, forbidsBatches, LEGACY_PROTOCOL_VERSIONS, MODERN_PRO
 import { clampResult } from './result-clamp.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 import { ToolCatalog } from './tool-catalog.js';
-import { plainLegacyToolsListId } from './prebuilt-tools-list.js';
-import { plainLegacyToolCall, plainModernToolCall } from './plain-requests.js';
+import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall } from './plain-requests.js';
 import { writeJsonRpcAnswerFromHead } from './json-rpc-answers.js';
 import { directlyServedTool, executionContextOf, noStreamToAsk, serveDirectCall, type CallFinish, type DirectCallDependencies, type FlowCallOptions } from './direct-tool-call.js';
 import type { Store } from '../storage/store.js';
@@ -184,8 +183,6 @@ interface Exchange {
   legacyStreamed?: boolean;
 }
 
-
-
 /**
  * One MCP endpoint: the access check, the official SDK's Streamable HTTP handling (both protocol
  * eras, stateless), and `tools/list` / `tools/call` answered from a catalog built at deploy.
@@ -294,7 +291,7 @@ export class McpEndpoint {
       ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
       ...(options.measureContentResponses ? { measureResponses: options.measureContentResponses } : {}),
       exchangeOf: (handlerCtx) => {
-        const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+        const exchange = exchangeOf(handlerCtx);
         return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
       },
     };
@@ -427,8 +424,9 @@ export class McpEndpoint {
       const listId = plainLegacyToolsListId(req, parsedBody);
       if (listId !== undefined) return writeJsonRpcAnswerFromHead(res, this.catalog.listAnswerHead, listId);
       // A plain tools/call of a flow tool, the hot path, is served without the SDK's per-request machinery.
-      const plainCall = plainLegacyToolCall(req, parsedBody) ?? plainModernToolCall(req, parsedBody);
-      const direct = plainCall && directlyServedTool(this.catalog, plainCall, () => (this.logLevels.isEmpty ? undefined : this.logLevels.get(callerKey(decision.caller))));
+      const modern = req.headers['mcp-protocol-version'] === MODERN_PROTOCOL_VERSION;
+      const plainCall = modern ? plainModernToolCall(req, parsedBody) : plainLegacyToolCall(req, parsedBody);
+      const direct = plainCall && directlyServedTool(this.catalog, plainCall, this.logLevels.isEmpty ? undefined : this.logLevels.get(callerKey(decision.caller)));
       if (direct) return serveDirectCall(this.directCalls, plainCall, direct, exchange, res);
     }
     let request: Request;
@@ -710,7 +708,7 @@ export class McpEndpoint {
     server.setRequestHandler('logging/setLevel', (request, handlerCtx) => {
       const level = request.params.level;
       if (!isLogLevel(level)) throw new ProtocolError(-32602, `Invalid log level: expected one of debug, info, notice, warning, error, critical, alert, emergency.`);
-      const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+      const exchange = exchangeOf(handlerCtx);
       this.logLevels.set(callerKey(exchange?.caller ?? {}), level);
       return {};
     });
@@ -729,7 +727,7 @@ export class McpEndpoint {
     hub: LegacyExchangeHub | undefined,
   ): Promise<CallToolResult> {
     const startedAt = performance.now();
-    const exchange = handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+    const exchange = exchangeOf(handlerCtx);
     const finish = this.callReporter(exchange?.caller ?? {}, exchange?.disconnected, startedAt);
 
     const name = request.params.name;

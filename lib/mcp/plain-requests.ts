@@ -40,6 +40,20 @@ export function plainRequestId(body: unknown, method: string): string | number |
   return typeof id === 'string' || Number.isInteger(id) ? (id as string | number) : undefined;
 }
 
+/**
+ * The JSON-RPC id of a plain 2025-era `tools/list` for the first page — the request every client
+ * repeats and that never changes between deploys — or undefined for anything else: headers the SDK's
+ * transport accepts, and no params but an empty object. Its answer is written from bytes encoded
+ * once per deploy (`ToolCatalog.listAnswerHead`).
+ */
+export function plainLegacyToolsListId(req: IncomingMessage, body: unknown): string | number | undefined {
+  const id = plainRequestId(body, 'tools/list');
+  if (id === undefined) return undefined;
+  const params = (body as Record<string, unknown>)['params'];
+  if (params !== undefined && !(isPlainObject(params) && Object.keys(params).length === 0)) return undefined;
+  return plainLegacyRevision(req) === undefined ? undefined : id;
+}
+
 /** A plain `tools/call` of either era: what the direct call path needs of it (`revision` tells the era). */
 export interface PlainToolCall {
   readonly id: string | number;

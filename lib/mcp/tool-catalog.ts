@@ -24,21 +24,14 @@ export class ToolCatalog {
     this.listResult = this.pages.first;
   }
 
-  private listText: string | undefined;
-
-  /** The first page as JSON text, written once per deploy on first use (2025-era answers reuse it). */
-  get listJson(): string {
-    return (this.listText ??= JSON.stringify(this.listResult));
-  }
-
   private listHead: Buffer | undefined;
 
   /**
-   * The first page's whole JSON-RPC answer up to its id, as bytes, encoded once per deploy: a plain
-   * 2025-era tools/list costs a write of these bytes and of its id, not an encoding of the list.
+   * The first page's whole JSON-RPC answer up to its id, as bytes, encoded once per deploy on first
+   * use: a plain 2025-era tools/list costs a write of these bytes and of its id, not an encoding of the list.
    */
   get listAnswerHead(): Buffer {
-    return (this.listHead ??= Buffer.from(`{"result":${this.listJson},"jsonrpc":"2.0","id":`));
+    return (this.listHead ??= Buffer.from(`{"result":${JSON.stringify(this.listResult)},"jsonrpc":"2.0","id":`));
   }
 
   /** The `tools/list` page after `cursor`; throws -32602 for a cursor this endpoint did not issue. */

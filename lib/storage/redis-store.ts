@@ -1,6 +1,6 @@
-import { LogThrottle } from '../core/log-throttle.js';
 import { Redis, type RedisOptions } from 'ioredis';
 import { McpPaletteError } from '../core/errors.js';
+import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { plainLegacyToolsListId } from '../../lib/mcp/prebuilt-tools-list.js';
+import { plainLegacyToolsListId } from '../../lib/mcp/plain-requests.js';
 
 const HEADERS = { 'mcp-protocol-version': '2025-11-25', accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 const request = (headers: Record<string, string | undefined> = HEADERS) => ({ method: 'POST', headers }) as unknown as IncomingMessage;
