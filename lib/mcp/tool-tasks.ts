@@ -16,7 +16,6 @@ import type { ToolDefinition } from './tool-definition.js';
 import { resultFromOutcome } from './tool-result.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 
-
 /** What a tool call running as a task needs of its endpoint. */
 export interface ToolTaskDependencies {
   readonly path: string;
