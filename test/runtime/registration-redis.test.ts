@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../lib/core/logger.js';
 import { redirectUriAllowed } from '../../lib/auth/clients/redirect-uri.js';
-import { encodeRecord, RECORD_KINDS, type AccessGrant } from '../../lib/auth/bridge/records.js';
+import { encodeRecord, RECORD_KINDS, type AccessGrant } from '../../lib/auth/sign-in-records.js';
 import { createRegistrationHandler } from '../../lib/auth/registration/register-client.js';
 import { createRegisteredClientLookup } from '../../lib/auth/registration/registered-clients.js';
 import { parseRegistrationPolicy } from '../../lib/auth/registration/registration-policy.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { redeemCode, type CodePresentation } from '../../lib/auth/bridge/code-redemption.js';
 import type { BridgeContext } from '../../lib/auth/bridge/bridge-context.js';
-import { encodeRecord, RECORD_KINDS, type IssuedCode } from '../../lib/auth/bridge/records.js';
+import { encodeRecord, RECORD_KINDS, type IssuedCode } from '../../lib/auth/sign-in-records.js';
 import { OAuthFailure } from '../../lib/auth/oauth-error.js';
 import { pkcePair } from '../support/oauth-client.js';
 import { issueAccessToken } from '../../lib/auth/refresh/access-tokens.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AccessGrant } from '../../lib/auth/bridge/records.js';
+import type { AccessGrant } from '../../lib/auth/sign-in-records.js';
 import { accessLifetimeSeconds, issueAccessToken } from '../../lib/auth/refresh/access-tokens.js';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
 import type { RefreshServiceOptions, SessionGrant } from '../../lib/auth/refresh/refresh-service.js';

@@ -6,7 +6,7 @@ import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, 
 import type { AddressInfo } from 'node:net';
 import { createBearerAccess } from '../../lib/auth/bridge/bearer-access.js';
 import type { BridgeContext, ProtectedEndpoint } from '../../lib/auth/bridge/bridge-context.js';
-import { encodeRecord, RECORD_KINDS, type AccessGrant } from '../../lib/auth/bridge/records.js';
+import { encodeRecord, RECORD_KINDS, type AccessGrant } from '../../lib/auth/sign-in-records.js';
 import { OAuthFailure, temporarilyUnavailable } from '../../lib/auth/oauth-error.js';
 import type { RevocationAuditEvent } from '../../lib/auth/registration/registration-audit.js';
 import { createRevocationHandler, type RevokeRefreshToken } from '../../lib/auth/registration/revoke.js';

@@ -6,7 +6,7 @@ import { isValidChallenge } from '../pkce.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
 import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
 import { cookieName, setCookie } from '../../http/cookies.js';
-import { encodeRecord, RECORD_KINDS, type PendingSignIn } from './records.js';
+import { encodeRecord, RECORD_KINDS, type PendingSignIn } from '../sign-in-records.js';
 import { singleParams } from '../../http/read-form.js';
 import { sendAuthorizationError } from './redirects.js';
 

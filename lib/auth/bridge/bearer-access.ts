@@ -8,7 +8,7 @@ import type { AuditSink } from '../audit.js';
 import { sha256 } from '../secrets.js';
 import type { BridgeContext, ProtectedEndpoint } from './bridge-context.js';
 import { prmPathFor } from './metadata.js';
-import { decodeRecord, RECORD_KINDS, type AccessGrant } from './records.js';
+import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../sign-in-records.js';
 
 /** What a client may do before signing in: negotiate, and nothing else (MCP authorization spec). */
 const ANONYMOUS_METHODS = new Set(['initialize', 'notifications/initialized', 'server/discover']);

@@ -5,8 +5,9 @@ import type { Store } from '../../storage/store.js';
 import type { AuditSink } from '../audit.js';
 import { consentPath } from '../consent/consent-types.js';
 import type { Consent } from '../consent/consent.js';
-import type { FinishedSignIn } from './issue-code.js';
+import type { SignedInIdentity } from '../identity.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
+import type { IssuedCode } from '../sign-in-records.js';
 
 /** One MCP endpoint this bridge issues tokens for. `resource` is its absolute URL (RFC 8707). */
 export interface ProtectedEndpoint {
@@ -14,13 +15,6 @@ export interface ProtectedEndpoint {
   readonly resource: string;
   readonly groups: readonly string[];
   readonly serverName: string;
-}
-
-/** Who signed in upstream, as far as the endpoint's group check and msg.mcp need. */
-export interface SignedInIdentity {
-  readonly subject: string;
-  readonly email?: string;
-  readonly groups: readonly string[];
 }
 
 /** The metadata the bridge needs about an MCP client (from a CIMD document or a pinned copy). */
@@ -63,6 +57,15 @@ export interface UpstreamSignIn {
 
 /** The scope that asks for refresh tokens (OpenID Connect Core §11). */
 export const OFFLINE_ACCESS = 'offline_access';
+
+/** What a sign-in needs to finish once the user is known and allowed: at callback, or after consent. */
+export interface FinishedSignIn {
+  readonly issued: IssuedCode;
+  readonly clientState?: string;
+  readonly endpointPath: string;
+  /** Whether errors may go back to issued.redirectUri (PendingSignIn.redirectTrusted). */
+  readonly redirectTrusted?: boolean;
+}
 
 /** Everything a route handler of one bridge needs; built once per bridge, shared by its routes. */
 export interface BridgeContext {

@@ -6,10 +6,11 @@ import type { ConsentRequest } from '../consent/consent-types.js';
 import { constantTimeEqual, sha256 } from '../secrets.js';
 import { randomBytes } from 'node:crypto';
 import type { RefreshService } from '../refresh/refresh-service.js';
-import { OFFLINE_ACCESS, type BridgeContext, type SignedInIdentity } from './bridge-context.js';
+import { OFFLINE_ACCESS, type BridgeContext, type FinishedSignIn } from './bridge-context.js';
+import type { SignedInIdentity } from '../identity.js';
 import { clearCookie, cookieName, readCookie } from '../../http/cookies.js';
-import { issueCodeAndRedirect, type FinishedSignIn } from './issue-code.js';
-import { decodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from './records.js';
+import { issueCodeAndRedirect } from './issue-code.js';
+import { decodeRecord, RECORD_KINDS, type IssuedCode, type PendingSignIn } from '../sign-in-records.js';
 import { sendAuthorizationError } from './redirects.js';
 
 /** Provider error codes passed through to the client as they are; anything else becomes access_denied. */

@@ -4,7 +4,7 @@ import { verifierMatches } from '../pkce.js';
 import { REFRESH_KINDS } from '../refresh/session-records.js';
 import { sha256 } from '../secrets.js';
 import { SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
-import { decodeRecord, encodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
+import { decodeRecord, encodeRecord, RECORD_KINDS, type IssuedCode } from '../sign-in-records.js';
 
 /** What the token endpoint was given: the code and what must match the authorization request. */
 export interface CodePresentation {

@@ -1,17 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { newOpaqueToken, sha256 } from '../secrets.js';
-import { SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
-import { encodeRecord, RECORD_KINDS, type IssuedCode } from './records.js';
+import { SIGN_IN_TTL_SECONDS, type BridgeContext, type FinishedSignIn } from './bridge-context.js';
+import { encodeRecord, RECORD_KINDS, type IssuedCode } from '../sign-in-records.js';
 import { redirectWith, sendAuthorizationError } from './redirects.js';
-
-/** What a sign-in needs to finish once the user is known and allowed: at callback, or after consent. */
-export interface FinishedSignIn {
-  readonly issued: IssuedCode;
-  readonly clientState?: string;
-  readonly endpointPath: string;
-  /** Whether errors may go back to issued.redirectUri (PendingSignIn.redirectTrusted). */
-  readonly redirectTrusted?: boolean;
-}
 
 /**
  * Stores a one-time code for `issued` and sends the browser back to the client with `code`, `state`

@@ -10,7 +10,7 @@ import { issueAccessToken } from '../refresh/access-tokens.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import { OFFLINE_ACCESS, type BridgeContext } from './bridge-context.js';
 import { redeemCode, type IssuedFromCode } from './code-redemption.js';
-import type { IssuedCode } from './records.js';
+import type { IssuedCode } from '../sign-in-records.js';
 
 /**
  * POST /oauth/<slug>/token. Public clients only (PKCE instead of a secret). A code works once: a

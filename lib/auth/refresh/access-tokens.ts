@@ -1,5 +1,5 @@
 import type { Store } from '../../storage/store.js';
-import { RECORD_KINDS, encodeRecord, type AccessGrant } from '../bridge/records.js';
+import { RECORD_KINDS, encodeRecord, type AccessGrant } from '../sign-in-records.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
 
 export interface IssuedAccessToken {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
-import type { SignedInIdentity } from '../bridge/bridge-context.js';
-import { RECORD_KINDS } from '../bridge/records.js';
+import type { SignedInIdentity } from '../identity.js';
+import { RECORD_KINDS } from '../sign-in-records.js';
 import type { OAuthFailure } from '../oauth-error.js';
 import type { UpstreamRefresher } from '../upstream/upstream-refresh.js';
 import type { CryptoBox } from './crypto-box.js';

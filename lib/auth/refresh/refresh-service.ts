@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { isStorageUnavailable, type Store } from '../../storage/store.js';
-import type { SignedInIdentity } from '../bridge/bridge-context.js';
+import type { SignedInIdentity } from '../identity.js';
 import { OAuthFailure } from '../oauth-error.js';
 import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
 import type { RevokedSession } from '../registration/revoke.js';

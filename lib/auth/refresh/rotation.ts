@@ -1,6 +1,6 @@
 import { describeError } from '../../core/errors.js';
-import { RECORD_KINDS } from '../bridge/records.js';
-import type { SignedInIdentity } from '../bridge/bridge-context.js';
+import { RECORD_KINDS } from '../sign-in-records.js';
+import type { SignedInIdentity } from '../identity.js';
 import { OAuthFailure } from '../oauth-error.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
 import { isUpstreamError } from '../upstream/upstream-error.js';

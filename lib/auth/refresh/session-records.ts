@@ -1,4 +1,4 @@
-import type { SignedInIdentity } from '../bridge/bridge-context.js';
+import type { SignedInIdentity } from '../identity.js';
 import { isPlainObject } from '../../core/is-plain-object.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../core/logger.js';
 import { isStorageUnavailable, type Store } from '../../storage/store.js';
-import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../bridge/records.js';
+import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../sign-in-records.js';
 import { readForm } from '../../http/read-form.js';
 import { formFailure, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { sha256 } from '../secrets.js';

@@ -1,5 +1,8 @@
-import type { SignedInIdentity } from './bridge-context.js';
-import { parseJsonOrUndefined } from '../../core/parse-json.js';
+import { parseJsonOrUndefined } from '../core/parse-json.js';
+import type { SignedInIdentity } from './identity.js';
+
+// Below bridge/, refresh/ and registration/: the bridge writes these records, and refreshed tokens
+// and revocation write and delete access grants of the same kind.
 
 /** Stored between /authorize and /callback, keyed by the upstream `state`. */
 export interface PendingSignIn {
