@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { cancelReasonOf, type CancelReason } from './cancellation.js';
+import type { CancelReason } from './cancellation.js';
 import type { InputAsk, InputRefusal } from '../input/input-requests.js';
 
 /** What the flow is asked to do; the node turns it into an `mcp-tool-execute` message. */
@@ -249,6 +249,21 @@ export class ExecutionBroker<C, S = never> {
     const reason = cancelReasonOf(outcome);
     if (reason !== undefined) this.onAbandoned?.(executionId, reason, call.context);
     return true;
+  }
+}
+
+/** Which outcomes left the flow without its answer, and what `mcp-tool-cancel` tells it then. */
+function cancelReasonOf(outcome: ExecutionOutcome): CancelReason | undefined {
+  switch (outcome.kind) {
+    case 'answered':
+    case 'input':
+      return undefined;
+    case 'cancelled':
+      return outcome.byClient ? 'cancelled' : 'disconnected';
+    case 'timeout':
+      return 'timeout';
+    case 'stopped':
+      return 'stopped';
   }
 }
 

@@ -1,5 +1,4 @@
 import { isPlainObject } from '../core/is-plain-object.js';
-import type { ExecutionOutcome } from './broker.js';
 
 /**
  * Why a call ended without the flow's answer, as `mcp-tool-cancel` tells the flow:
@@ -9,20 +8,6 @@ import type { ExecutionOutcome } from './broker.js';
  * - `stopped`: the endpoint was stopped, restarted, redeployed or removed.
  */
 export type CancelReason = 'cancelled' | 'disconnected' | 'timeout' | 'stopped';
-
-export function cancelReasonOf(outcome: ExecutionOutcome): CancelReason | undefined {
-  switch (outcome.kind) {
-    case 'answered':
-    case 'input':
-      return undefined;
-    case 'cancelled':
-      return outcome.byClient ? 'cancelled' : 'disconnected';
-    case 'timeout':
-      return 'timeout';
-    case 'stopped':
-      return 'stopped';
-  }
-}
 
 /**
  * The request id a `notifications/cancelled` names, or undefined when the body is something else
