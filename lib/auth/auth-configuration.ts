@@ -6,7 +6,8 @@ import type { ConsentPolicy } from './consent/consent-types.js';
 import type { RegistrationPolicy } from './registration/registration-policy.js';
 import type { RefreshLifetimes } from './refresh/lifetimes.js';
 import type { UpstreamRefresher } from './upstream/upstream-refresh.js';
-import type { ClientResolver, UpstreamSignIn } from './bridge/bridge-context.js';
+import type { UpstreamSignIn } from './bridge/bridge-context.js';
+import type { ClientResolver } from './clients/known-client.js';
 
 /**
  * One `mcp-auth` node, ready to serve: everything but the issuer, which comes from the runtime

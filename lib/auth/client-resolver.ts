@@ -1,7 +1,7 @@
 import type { RequestLog } from '../core/rate-limited-log.js';
-import { ClientRejected, type ClientResolver, type KnownClient } from './bridge/bridge-context.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
 import { ClientMetadataError } from './clients/client-metadata-error.js';
+import { ClientRejected, type ClientResolver, type KnownClient } from './clients/known-client.js';
 import { fetchClientMetadata } from './clients/fetch-client-metadata.js';
 import type { HostAllowList } from './clients/host-allow-list.js';
 import { isLoopbackRedirectUri, redirectUriAllowed } from './clients/redirect-uri.js';

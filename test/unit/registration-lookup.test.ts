@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientRejected } from '../../lib/auth/bridge/bridge-context.js';
+import { ClientRejected } from '../../lib/auth/clients/known-client.js';
 import { redirectUriAllowed } from '../../lib/auth/clients/redirect-uri.js';
 import { createRegisteredClientLookup, UnknownRegisteredClient } from '../../lib/auth/registration/registered-clients.js';
 import { parseRegistrationPolicy } from '../../lib/auth/registration/registration-policy.js';

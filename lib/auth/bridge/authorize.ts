@@ -4,7 +4,8 @@ import { invalidClient, invalidRequest, OAuthFailure, sendOAuthFailure, temporar
 import { UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidChallenge } from '../pkce.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
-import { ClientRejected, SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
+import { SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
+import { ClientRejected } from '../clients/known-client.js';
 import { cookieName, setCookie } from '../../http/cookies.js';
 import { encodeRecord, RECORD_KINDS, type PendingSignIn } from '../sign-in-records.js';
 import { singleParams } from '../../http/read-form.js';

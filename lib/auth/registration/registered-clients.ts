@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
-import { ClientRejected } from '../bridge/bridge-context.js';
 import type { ClientMetadata } from '../clients/client-metadata.js';
+import { ClientRejected } from '../clients/known-client.js';
 import { loadRegistration, registrationKey } from './registration-record.js';
 
 export { isRegisteredClientId, REGISTERED_CLIENT_ID_PREFIX, touchRegistration } from './registration-record.js';
