@@ -5,8 +5,19 @@ import type { TryItEndpoint } from './try-it.js';
 
 export type EndpointStateName = 'serving' | 'starting' | 'stopped' | 'failed';
 
-/** One endpoint as the editor's MCP sidebar shows it: JSON, no secrets, no call contents. */
-export interface EndpointSummary {
+/**
+ * One endpoint as the editor's MCP sidebar shows it: JSON, no secrets, no call contents. The node's
+ * facts as they are, but the counts laid flat and the client acceptance turned into client commands.
+ */
+export interface EndpointSummary extends Omit<EndpointFacts, 'clients' | 'counts'> {
+  readonly tools: number;
+  readonly resources: number;
+  readonly prompts: number;
+  readonly commands: ClientCommands | undefined;
+}
+
+/** What the flow-server node tells the directory about its endpoint, read on every request. */
+export interface EndpointFacts {
   /** The mcp-flow-server node's id, and the flow (tab) it is on. */
   readonly id: string;
   readonly flow: string | undefined;
@@ -18,29 +29,10 @@ export interface EndpointSummary {
   readonly groups: readonly string[];
   /** The sign-in bridge's slug on OAuth endpoints. */
   readonly authSlug: string | undefined;
-  readonly state: EndpointStateName;
-  readonly tools: number;
-  readonly resources: number;
-  readonly prompts: number;
-  /** The last failure of this endpoint since its deploy, already in the editor's language. */
-  readonly lastError: { readonly message: string; readonly at: number } | undefined;
-  readonly commands: ClientCommands | undefined;
-  readonly recentCalls: readonly RecentCall[];
-}
-
-/** What the flow-server node tells the directory about its endpoint, read on every request. */
-export interface EndpointFacts {
-  readonly id: string;
-  readonly flow: string | undefined;
-  readonly name: string;
-  readonly path: string;
-  readonly url: string | undefined;
-  readonly access: 'local' | 'oauth';
-  readonly groups: readonly string[];
-  readonly authSlug: string | undefined;
   readonly clients: ClientAcceptance | undefined;
   readonly state: EndpointStateName;
   readonly counts: { readonly tools: number; readonly resources: number; readonly prompts: number };
+  /** The last failure of this endpoint since its deploy, already in the editor's language. */
   readonly lastError: { readonly message: string; readonly at: number } | undefined;
   readonly recentCalls: readonly RecentCall[];
 }
