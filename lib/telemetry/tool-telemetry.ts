@@ -1,22 +1,11 @@
 import type { CallFinished } from '../mcp/mcp-endpoint.js';
+import type { TelemetryFields } from './telemetry-fields.js';
 
 /** The payload of one `mcp-tool-telemetry` message: flat, typed, bounded label values. */
-export interface ToolTelemetry {
+export interface ToolTelemetry extends TelemetryFields {
   /** Always `tool`; reads, prompts and completions have their own kinds (content-telemetry.ts). */
   readonly kind: 'tool';
-  readonly endpoint: string;
   readonly tool: string;
-  /**
-   * E-mail, else subject, of the signed-in caller; `editor:<Node-RED user>` for a Try-it call from the
-   * editor; `unknown` without sign-in. Personal data.
-   */
-  readonly user: string;
-  readonly client: string;
-  /** `flow` for tools answered by a flow; get_flow's mode for the admin tool; `unknown` otherwise. */
-  readonly mode: string;
-  readonly status: string;
-  readonly durationMs: number;
-  readonly responseBytes: number;
   readonly scannedNodes: number;
   readonly cached: boolean;
   /**
