@@ -26,12 +26,7 @@ export class Inspection {
 
   /** Counts one walked value; false once the request's value budget is spent. */
   visitValue(): boolean {
-    if (this.visitedValues >= GET_FLOW_LIMITS.maxVisitedValues) {
-      this.truncated = true;
-      return false;
-    }
-    this.visitedValues += 1;
-    return true;
+    return this.spend('visitedValues', GET_FLOW_LIMITS.maxVisitedValues);
   }
 
   get valuesExhausted(): boolean {
@@ -40,15 +35,20 @@ export class Inspection {
 
   /** Counts one wire visit; false once the request's wire budget is spent. */
   visitWire(): boolean {
-    if (this.wires >= GET_FLOW_LIMITS.maxWireVisits) {
-      this.truncated = true;
-      return false;
-    }
-    this.wires += 1;
-    return true;
+    return this.spend('wires', GET_FLOW_LIMITS.maxWireVisits);
   }
 
   get wireVisits(): number {
     return this.wires;
+  }
+
+  /** Spends one unit of a budget; a spent budget truncates the answer. */
+  private spend(budget: 'visitedValues' | 'wires', limit: number): boolean {
+    if (this[budget] >= limit) {
+      this.truncated = true;
+      return false;
+    }
+    this[budget] += 1;
+    return true;
   }
 }
