@@ -1,4 +1,5 @@
 import { isPlainObject } from '../core/is-plain-object.js';
+import { patternProblem } from '../mcp/linear-pattern.js';
 
 /**
  * What MCP lets a form elicitation ask (2025-06-18 onwards): a flat object whose properties are
@@ -51,6 +52,8 @@ function stringProblem(property: Record<string, unknown>): string | undefined {
   }
   if (property['oneOf'] !== undefined && !isTitledOptions(property['oneOf'])) return 'oneOf must be a non-empty array of { "const": "...", "title": "..." }';
   if (property['default'] !== undefined && typeof property['default'] !== 'string') return 'its default must be a string';
+  // Answers are checked against it on the linear-time engine, which must be able to run it.
+  if (property['pattern'] !== undefined) return typeof property['pattern'] === 'string' ? patternProblem(property['pattern']) : 'pattern must be a string';
   return undefined;
 }
 

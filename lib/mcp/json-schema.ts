@@ -1,5 +1,6 @@
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import { isPlainObject } from '../core/is-plain-object.js';
+import { linearPattern, UnsupportedPattern, type PatternEngine } from './linear-pattern.js';
 
 /** One problem found in a value, located by JSON pointer (`/city`, `/items/0/id`; `/` is the root). */
 export interface SchemaProblem {
@@ -11,13 +12,15 @@ export type ValueCheck = (value: unknown) => readonly SchemaProblem[];
 
 /**
  * Why a schema cannot be used, one entry per problem for people to read: the meta-schema rule a
- * place breaks (with the keyword's own parameters), a dialect the palette does not run, or a
- * compile failure (an unresolvable $ref).
+ * place breaks (with the keyword's own parameters), a dialect the palette does not run, a
+ * pattern the linear-time engine cannot run (lookahead, backreferences...), or a compile failure
+ * (an unresolvable $ref).
  */
 export type SchemaFault =
   | { readonly kind: 'rule'; readonly pointer: string; readonly keyword: string; readonly params: Readonly<Record<string, unknown>> }
   | { readonly kind: 'dialect'; readonly dialect: string }
-  | { readonly kind: 'compile'; readonly detail: string };
+  | { readonly kind: 'compile'; readonly detail: string }
+  | { readonly kind: 'pattern'; readonly pattern: string; readonly detail: string };
 
 /** What compileSchema throws: the message as before, and the faults for a sentence each. */
 export class SchemaCompileError extends Error {
@@ -52,19 +55,43 @@ const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 const ENGINE_OPTIONS = { strict: false, allErrors: true, validateFormats: true } as const;
 
 // The SDK bundles ajv rather than depending on it, so its engines are reached through the SDK's
-// own provider: its default engine is the 2020-12 one the MCP spec names as the default dialect.
-// Draft-07 stays supported because most schemas pasted from elsewhere still declare it.
+// own provider: its default engine is the 2020-12 one the MCP spec names as the default dialect
+// (its class, built here with our options). Draft-07 stays supported because most schemas pasted
+// from elsewhere still declare it. Both run every pattern on the linear-time engine
+// (linear-pattern.ts): V8's backtracking RegExp never runs a schema's pattern.
 let engine2020: AjvEngine | undefined;
 let engineDraft07: AjvEngine | undefined;
+/** The patterns a compile in progress could not run; undefined outside compileSchema. */
+let refusedPatterns: UnsupportedPattern[] | undefined;
+
+/** ajv's `code.regExp`: every pattern on the linear-time engine. */
+const linearRegExp: PatternEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    try {
+      return linearPattern(pattern, flags);
+    } catch (error) {
+      if (!(error instanceof UnsupportedPattern) || !refusedPatterns) throw error;
+      // Collected so that one refusal names every such pattern; the schema is refused after compiling.
+      refusedPatterns.push(error);
+      return { test: () => false, toString: () => `/${pattern}/${flags}` };
+    }
+  },
+  { code: 'linearPattern' },
+);
+const LINEAR_OPTIONS = { ...ENGINE_OPTIONS, code: { regExp: linearRegExp } };
 
 function engineFor(schema: Record<string, unknown>): AjvEngine {
   const declared = schema.$schema;
   if (declared === undefined || (typeof declared === 'string' && DRAFT_2020.test(declared))) {
-    engine2020 ??= (new AjvJsonSchemaValidator() as unknown as { ajv: AjvEngine }).ajv;
+    if (!engine2020) {
+      const sdkDefault = (new AjvJsonSchemaValidator() as unknown as { ajv: { constructor: new (options: object) => AjvEngine } }).ajv;
+      // As the SDK builds its own (it checks schemas only when asked, as compileSchema does).
+      engine2020 = addFormats(new sdkDefault.constructor({ ...LINEAR_OPTIONS, validateSchema: false }) as never) as unknown as AjvEngine;
+    }
     return engine2020;
   }
   if (typeof declared === 'string' && DRAFT_07.test(declared)) {
-    engineDraft07 ??= addFormats(new Ajv(ENGINE_OPTIONS)) as unknown as AjvEngine;
+    engineDraft07 ??= addFormats(new Ajv(LINEAR_OPTIONS)) as unknown as AjvEngine;
     return engineDraft07;
   }
   throw new SchemaCompileError(`unsupported $schema ${JSON.stringify(declared)}: use JSON Schema 2020-12 (the default) or draft-07`, [
@@ -84,15 +111,28 @@ export function compileSchema(schema: unknown): ValueCheck {
     throw new SchemaCompileError(describeProblems(toProblems(errors)), toFaults(errors));
   }
   let validate: AjvValidateLike;
+  const refused: UnsupportedPattern[] = [];
+  refusedPatterns = refused;
   try {
     validate = engine.compile(schema);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new SchemaCompileError(detail, [{ kind: 'compile', detail }]);
   } finally {
+    refusedPatterns = undefined;
     // The compiled function is all we keep; dropping ajv's cache entry stops redeploys from
     // accumulating schemas and lets the same $id be compiled again on the next deploy.
     engine.removeSchema(schema);
+  }
+  if (refused.length > 0) {
+    // Each named once, and a few at most: an edge may announce thousands.
+    const unique = [...new Map(refused.map((refusal) => [refusal.pattern, refusal])).values()];
+    const named = unique.slice(0, 3);
+    const more = unique.length > named.length ? ` (and ${unique.length - named.length} more such patterns)` : '';
+    throw new SchemaCompileError(
+      `${named.map((refusal) => refusal.message).join('; ')}${more}`,
+      named.map((refusal) => ({ kind: 'pattern', pattern: refusal.pattern, detail: refusal.detail })),
+    );
   }
   return (value) => (validate(value) ? [] : toProblems(validate.errors ?? []));
 }

@@ -1,5 +1,6 @@
 import { McpPaletteError } from '../core/errors.js';
 import type { SchemaFault } from './json-schema.js';
+import { quotePattern } from './linear-pattern.js';
 
 /**
  * One problem of a tool schema as a sentence to be: a catalog key under `schemaIssue.` and its
@@ -33,6 +34,7 @@ export function issuesOfFaults(faults: readonly SchemaFault[]): SchemaIssue[] {
   return faults.map((fault): SchemaIssue => {
     if (fault.kind === 'dialect') return { key: 'dialect', params: { dialect: fault.dialect } };
     if (fault.kind === 'compile') return { key: 'compile', params: { detail: fault.detail } };
+    if (fault.kind === 'pattern') return { key: 'pattern', params: { pattern: quotePattern(fault.pattern), detail: fault.detail } };
     const { pointer, keyword, params } = fault;
     if (keyword === 'enum' && Array.isArray(params.allowedValues)) {
       return { key: 'enum', pointer, params: { values: params.allowedValues.map((value) => JSON.stringify(value)).join(', ') } };
