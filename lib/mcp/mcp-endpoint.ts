@@ -60,7 +60,9 @@ import { requiredCapabilities, type InputAsk, type InputKind } from '../input/in
 import { clientAnswersIn, LegacyInputRelay } from '../input/legacy-input-relay.js';
 import type { RequestStateSealer, StateBinding } from '../input/request-state.js';
 import { requestStateSealer } from '../input/state-key.js';
-import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from './round-trips.js';
+import { canTake, declaredClientCapabilities, inputRequiredResult, resumeRound, type RoundTripStates } from './round-trips.js';
+import { argumentsDigest } from '../input/arguments-digest.js';
+import { UsedStates } from '../input/used-states.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
 /** What the flow-server node sends for each call, besides the payload. */
@@ -218,7 +220,7 @@ export class McpEndpoint {
   /** Declared per era: only 2026-07-28 has a stream to deliver change notifications on. */
   private modernCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, true);
   private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
-  private readonly requestStates: RequestStateSealer;
+  private readonly roundStates: RoundTripStates;
   private readonly relay: LegacyInputRelay;
   /** Set on a hub endpoint: where calls to edge tools go. */
   private edges: EdgeRelay | undefined;
@@ -236,7 +238,8 @@ export class McpEndpoint {
       begin: (tool, args, context, signal, finish, extra) => this.beginFlowCall(tool, args, context, signal, finish, extra),
       projectLegacy: (result, outputSchema) => this.legacyServer.projectCallToolResult(result, outputSchema),
     };
-    this.requestStates = options.requestStates ?? requestStateSealer();
+    // A state is single-use across the instances that share the endpoint's storage (memory without one).
+    this.roundStates = { sealer: options.requestStates ?? requestStateSealer(), used: new UsedStates(options.answersStore ?? options.tasks?.store) };
     // As many calls may wait for their clients' answers as may run in the flow at once.
     this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger, maxAsking: options.maxInFlight });
     this.broker = new ExecutionBroker({
@@ -286,7 +289,7 @@ export class McpEndpoint {
     }
     this.contentDependencies = {
       path: options.path,
-      requestStates: this.requestStates,
+      roundStates: this.roundStates,
       begin: (call, timeoutMs, signal) => this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call }),
       ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
       ...(options.measureContentResponses ? { measureResponses: options.measureContentResponses } : {}),
@@ -770,11 +773,11 @@ export class McpEndpoint {
     let resumed: RoundInput | undefined;
     let binding: StateBinding | undefined;
     if (tool.asks && era === 'modern') {
-      binding = { endpoint: this.path, target: `tool:${name}`, caller: callerKey(exchange?.caller ?? {}) };
+      binding = { endpoint: this.path, target: `tool:${name}`, caller: callerKey(exchange?.caller ?? {}), arguments: argumentsDigest(args) };
       if (tool.asksRequired) this.refuseIncapableClient(tool, tool.asks, handlerCtx, finish);
-      const resumption = resumptionOf(handlerCtx, this.requestStates, binding);
+      const resumption = await resumeRound(handlerCtx, this.roundStates, binding);
       if ('reask' in resumption) {
-        const result = inputRequiredResult(resumption.reask, resumption.round, this.requestStates, binding, resumption.answered) as unknown as CallToolResult;
+        const result = inputRequiredResult(resumption.reask, resumption.round, this.roundStates, binding, resumption.answered) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: resumption.round })!;
       }
       resumed = resumption.input;
@@ -784,7 +787,8 @@ export class McpEndpoint {
     // What a 2026-07-28 client declared it can be asked (only looked up for tools that ask).
     const clientCapabilities = tool.asks ? declaredClientCapabilities(handlerCtx) : undefined;
     const taskDependencies = this.taskDependencies;
-    const asTask = taskDependencies !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
+    // Answers sent unasked (round 0) are no retry: the call has not asked yet.
+    const asTask = taskDependencies !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && (resumed?.round ?? 0) === 0);
     if (asTask) {
       return (await startToolTask(taskDependencies, server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
         finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
@@ -821,7 +825,7 @@ export class McpEndpoint {
         resumed,
       );
       if (ended.kind === 'handOver') {
-        const result = inputRequiredResult(ended.ask, ended.round, this.requestStates, binding!) as unknown as CallToolResult;
+        const result = inputRequiredResult(ended.ask, ended.round, this.roundStates, binding!) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: ended.round })!;
       }
       outcome = ended;
