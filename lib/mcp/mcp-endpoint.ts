@@ -57,7 +57,7 @@ import type { RoundInput } from '../execution/broker.js';
 import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../input/input-rounds.js';
 import { runsAsTask, startToolTask, type ToolTaskDependencies } from './tool-tasks.js';
 import { requiredCapabilities, type InputAsk, type InputKind } from '../input/input-requests.js';
-import { clientAnswersIn, LegacyInputRelay } from '../input/legacy-input-relay.js';
+import { clientAnswersIn, LegacyInputRelay, MAX_ANSWERS_PER_POST } from '../input/legacy-input-relay.js';
 import type { RequestStateSealer, StateBinding } from '../input/request-state.js';
 import { requestStateSealer } from '../input/state-key.js';
 import { canTake, declaredClientCapabilities, inputRequiredResult, resumeRound, type RoundTripStates } from './round-trips.js';
@@ -658,18 +658,21 @@ export class McpEndpoint {
   }
 
   /**
-   * Hands each answer to the question it answers, here or on the instance that asked. Accepted (202)
-   * when every answer went somewhere; 400 when one answers nothing this instance knows of.
+   * Hands each answer to the question it answers, here or on the instance that asked (lib/input).
+   * Accepted (202) when every answer went somewhere; 400 with -32602 naming each answer that does not
+   * fit its question (nothing of the POST is delivered), with -32600 for more answers than a batch
+   * may hold or when one answers nothing this instance knows of.
    */
   private async takeAnswers(answers: ReturnType<typeof clientAnswersIn> & object, caller: CallerIdentity, res: ServerResponse): Promise<void> {
-    const owner = callerKey(caller);
-    let unknown = 0;
-    for (const answer of answers) {
-      const delivery = await this.relay.answer(answer, owner).catch(() => 'unknown' as const);
-      if (delivery === 'unknown') unknown++;
+    if (answers.length > MAX_ANSWERS_PER_POST) return sendJsonRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_ANSWERS_PER_POST} messages`);
+    const outcome = await this.relay.answerAll(answers, callerKey(caller)).catch(() => ({ delivered: 0, forwarded: 0, unknown: answers.length }));
+    if ('invalid' in outcome) {
+      this.options.logger.debug(`MCP answer on ${this.path} refused: ${outcome.invalid.length} answer(s) do not fit the question they answer`);
+      const named = outcome.invalid.slice(0, 5).map(({ id, problem }) => `request ${JSON.stringify(id)}: ${problem}`);
+      return sendJsonRpcError(res, 400, ProtocolErrorCode.InvalidParams, `Invalid answer, nothing was delivered: ${named.join('; ')}.`);
     }
-    if (unknown === 0 && answers.length > 0) return void res.writeHead(202).end();
-    this.options.logger.debug(`MCP answer on ${this.path} refused: ${unknown || 'no'} answer(s) matched a question a flow asked`);
+    if (outcome.unknown === 0 && answers.length > 0) return void res.writeHead(202).end();
+    this.options.logger.debug(`MCP answer on ${this.path} refused: ${outcome.unknown || 'no'} answer(s) matched a question a flow asked`);
     sendJsonRpcError(res, 400, -32600, 'Invalid request: no question a flow asked is waiting for this answer (it was answered already, timed out, or came from another caller).');
   }
 
