@@ -30,6 +30,14 @@ export class UsedStates {
     const ttlSeconds = Math.max(1, Math.ceil((expiresAt - now) / 1000));
     return this.store.putIfAbsent(keyOf(state), '1', ttlSeconds);
   }
+
+  /**
+   * Gives a claimed state back: only for a round that never started (the server was too busy to
+   * take it), so the client's retry of the same state can still succeed.
+   */
+  async release(state: string): Promise<void> {
+    await this.store.delete(keyOf(state));
+  }
 }
 
 function keyOf(state: string): StoreKey {

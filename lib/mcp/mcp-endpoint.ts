@@ -60,7 +60,7 @@ import { requiredCapabilities, type InputAsk, type InputKind } from '../input/in
 import { clientAnswersIn, LegacyInputRelay, MAX_ANSWERS_PER_POST } from '../input/legacy-input-relay.js';
 import type { RequestStateSealer, StateBinding } from '../input/request-state.js';
 import { requestStateSealer } from '../input/state-key.js';
-import { canTake, declaredClientCapabilities, inputRequiredResult, resumeRound, type RoundTripStates } from './round-trips.js';
+import { canTake, declaredClientCapabilities, giveBackIfBusy, inputRequiredResult, resumeRound, type RoundTripStates } from './round-trips.js';
 import { argumentsDigest } from '../input/arguments-digest.js';
 import { UsedStates } from '../input/used-states.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
@@ -775,6 +775,7 @@ export class McpEndpoint {
     // refused before the flow runs, and a retry carries the answers of the round before.
     let resumed: RoundInput | undefined;
     let binding: StateBinding | undefined;
+    let release: (() => Promise<void>) | undefined;
     if (tool.asks && era === 'modern') {
       binding = { endpoint: this.path, target: `tool:${name}`, caller: callerKey(exchange?.caller ?? {}), arguments: argumentsDigest(args) };
       if (tool.asksRequired) this.refuseIncapableClient(tool, tool.asks, handlerCtx, finish);
@@ -784,6 +785,7 @@ export class McpEndpoint {
         return finish(tool, 'input_required', result, { inputRounds: resumption.round })!;
       }
       resumed = resumption.input;
+      release = resumption.release;
     }
     // A tool that asks before it becomes a task runs its first round as a plain call: its questions
     // come back as input_required, and the retry that brings the answers starts the task.
@@ -796,7 +798,7 @@ export class McpEndpoint {
       return (await startToolTask(taskDependencies, server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
         finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
         return result;
-      })) as CallToolResult;
+      }).catch(giveBackIfBusy(release))) as CallToolResult;
     }
     const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
     // The last round that ran: telemetry counts the rounds of a call whose flow asked.
@@ -810,7 +812,7 @@ export class McpEndpoint {
         ...(clientCapabilities !== undefined ? { clientCapabilities } : {}),
       });
     };
-    let outcome = await begin(resumed);
+    let outcome = await begin(resumed).catch(giveBackIfBusy(release));
     if (outcome.kind === 'input') {
       // Only a flow that asked gets here: the loop, its checks and its closures cost plain calls nothing.
       const deliver = era === 'modern' ? async (ask: InputAsk): Promise<AskDecision> => ({ handOver: ask }) : this.askOnStream(tool, context, exchange, handlerCtx, hub);

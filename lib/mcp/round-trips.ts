@@ -14,8 +14,13 @@ export interface RoundTripStates {
   readonly used: UsedStates;
 }
 
-/** How a 2026-07-28 retry begins: the flow's next round, or the same questions asked again. */
-export type Resumption = { readonly input?: RoundInput } | { readonly reask: InputAsk; readonly round: number; readonly answered: Record<string, unknown> };
+/**
+ * How a 2026-07-28 retry begins: the flow's next round, or the same questions asked again. `release`
+ * gives the state it used up back, for a round the server was too busy to start (giveBackIfBusy).
+ */
+export type Resumption =
+  | { readonly input?: RoundInput; readonly release?: () => Promise<void> }
+  | { readonly reask: InputAsk; readonly round: number; readonly answered: Record<string, unknown> };
 
 /**
  * Reads a 2026-07-28 retry (`inputResponses`, `requestState`) of a multi round-trip call, and refuses
@@ -49,7 +54,19 @@ export async function resumeRound(handlerCtx: ServerContext, states: RoundTripSt
   // Last, after every check: a retry refused for a mistake the client can fix keeps its state.
   await claim(states.used, sealed as string, opened.expiresAt);
   if (Object.keys(missing).length > 0) return { reask: { requests: missing, ...(state !== undefined ? { state } : {}) }, round, answered };
-  return { input: { round, inputResponses: answered, ...(state !== undefined ? { state } : {}) } };
+  return { input: { round, inputResponses: answered, ...(state !== undefined ? { state } : {}) }, release: () => states.used.release(sealed as string) };
+}
+
+/**
+ * For the round a retry starts: when the server is too busy to start it (-32000), the state the
+ * retry used up is given back before the error goes to the client, whose "retry shortly" then works
+ * with the same state. A round that started keeps its state used.
+ */
+export function giveBackIfBusy(release: (() => Promise<void>) | undefined): (error: unknown) => Promise<never> {
+  return async (error) => {
+    if (release && error instanceof ProtocolError && error.code === SERVER_BUSY) await release().catch(() => undefined);
+    throw error;
+  };
 }
 
 /** -32602 naming the first answer that does not fit the question it answers (a retry, or a task's tasks/update). */

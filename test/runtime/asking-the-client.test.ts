@@ -49,6 +49,9 @@ switch (p.toolName) {
       summary: { sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'Describe Oslo' } }], maxTokens: 50 } },
       folders: { roots: {} },
     }, { asked: 'all' });
+  case 'hold_slot':
+    // Never answers: holds one of the endpoint's slots until its time limit.
+    return null;
   case 'ask_badly':
     // A form cannot ask for a nested object: the flow-server refuses the message with done(error).
     return ask({ city: { elicitation: { message: 'Where?', requestedSchema: { type: 'object', properties: { where: { type: 'object' } } } } } });
@@ -89,6 +92,7 @@ function askFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] {
     asking('t-slow', 'ask_slow', 'elicitation', {}, 2),
     asking('t-badly', 'ask_badly', 'elicitation', {}, 1),
     tool('t-none', { name: 'no_asks', endpoint: '*' }),
+    tool('t-hold', { name: 'hold_slot', endpoint: '*', timeout: 3 }),
   ];
 }
 
@@ -439,6 +443,22 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
         [0, 1],
         'the replays never reached the flow',
       );
+    });
+
+    it('gives the state back when the retry finds the endpoint busy (-32000), so retrying it later still works', async () => {
+      const narrow = url.replace(/\/ask$/, '/narrow');
+      const since = nodeRed.output().length;
+      const first = (await modernCall(narrow, 'ask_once')).json().result;
+      const retry = { inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } }, requestState: first.requestState };
+      // The one slot of /narrow is taken until hold_slot's time limit.
+      const holding = modernCall(narrow, 'hold_slot', {}, ALL_CAPABILITIES, 2);
+      await nodeRed.waitForOutput(/ask-execute hold_slot /, since);
+      const busy = await modernCall(narrow, 'ask_once', retry, ALL_CAPABILITIES, 3);
+      assert.equal(busy.json().error?.code, -32000, busy.body);
+      await holding;
+      const saw = flowSaw((await modernCall(narrow, 'ask_once', retry, ALL_CAPABILITIES, 4)).json().result);
+      assert.deepEqual(saw['inputResponses'], retry.inputResponses);
+      assert.match((await modernCall(narrow, 'ask_once', retry, ALL_CAPABILITIES, 5)).json().error?.message ?? '', /has been used already/);
     });
 
     it('refuses an answer that does not fit what was asked (-32602 naming its key), and nothing reaches the flow', async () => {

@@ -5,7 +5,8 @@ import { argumentsDigest } from '../../lib/input/arguments-digest.js';
 import type { InputAsk } from '../../lib/input/input-requests.js';
 import { RequestStateSealer, type StateBinding } from '../../lib/input/request-state.js';
 import { UsedStates } from '../../lib/input/used-states.js';
-import { inputRequiredResult, resumeRound, type RoundTripStates } from '../../lib/mcp/round-trips.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { giveBackIfBusy, inputRequiredResult, resumeRound, type RoundTripStates } from '../../lib/mcp/round-trips.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 
 const ASK: InputAsk = {
@@ -49,7 +50,8 @@ describe('resumeRound', () => {
   it('hands the flow the answers, its state and the round, once every question has a fitting answer', async () => {
     const states = statesOn();
     const resumed = await resumeRound(retry(sealedFor(states, { door: 'garage' }), { door: YES, dirs: ROOTS, unrelated: { roots: [] } }), states, binding({ door: 'garage' }));
-    assert.deepEqual(resumed, { input: { round: 1, inputResponses: { door: YES, dirs: ROOTS }, state: { step: 1 } } });
+    assert.ok('input' in resumed);
+    assert.deepEqual(resumed.input, { round: 1, inputResponses: { door: YES, dirs: ROOTS }, state: { step: 1 } });
   });
 
   it('refuses a state sealed for other arguments with -32602 (item 7)', async () => {
@@ -72,6 +74,19 @@ describe('resumeRound', () => {
       if (attempt.status === 'rejected') assert.match(String(attempt.reason.message), /has been used already/);
     }
     await store.close();
+  });
+
+  it('gives a used state back when the round it started could not run (the server was busy), and only then', async () => {
+    const states = statesOn();
+    const state = sealedFor(states, {});
+    const resumed = await resumeRound(retry(state, { door: YES, dirs: ROOTS }), states, binding({}));
+    assert.ok('input' in resumed && resumed.release);
+    const busy = new ProtocolError(-32000, 'Server busy');
+    await assert.rejects(Promise.reject(busy).catch(giveBackIfBusy(resumed.release)), busy);
+    // The client's "retry shortly" works with the same state, once.
+    const again = await resumeRound(retry(state, { door: YES, dirs: ROOTS }), states, binding({}));
+    await assert.rejects(Promise.reject(new Error('flow failed')).catch(giveBackIfBusy('release' in again ? again.release : undefined)), /flow failed/);
+    assert.match((await refusal(resumeRound(retry(state, { door: YES, dirs: ROOTS }), states, binding({})))).message, /used already/);
   });
 
   it('uses a state up when the missing questions are asked again, too', async () => {

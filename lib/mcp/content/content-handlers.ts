@@ -19,7 +19,7 @@ import { callerKey } from '../../access/caller-key.js';
 import { INPUT_KINDS } from '../../input/input-requests.js';
 import { continueRounds, MAX_INPUT_ROUNDS } from '../../input/input-rounds.js';
 import { argumentsDigest } from '../../input/arguments-digest.js';
-import { canTake, declaredClientCapabilities, inputRequiredResult, resumeRound, type RoundTripStates } from '../round-trips.js';
+import { canTake, declaredClientCapabilities, giveBackIfBusy, inputRequiredResult, resumeRound, type RoundTripStates } from '../round-trips.js';
 import { protocolVersionOf } from '../protocol-version.js';
 import { SERVER_BUSY } from '../json-rpc-codes.js';
 import { describeFlowError, formatSeconds } from '../tool-result.js';
@@ -292,13 +292,15 @@ async function askingRun(
 ): Promise<ExecutionOutcome | { readonly kind: 'asked'; readonly result: Record<string, unknown> }> {
   const binding = { endpoint: deps.path, caller: callerKey(deps.exchangeOf(handlerCtx).caller), ...bound };
   let first: RoundInput | undefined;
+  let release: (() => Promise<void>) | undefined;
   if (modern) {
     const resumption = await resumeRound(handlerCtx, deps.roundStates, binding);
     if ('reask' in resumption) return asked(inputRequiredResult(resumption.reask, resumption.round, deps.roundStates, binding, resumption.answered), seen);
     first = resumption.input;
+    release = resumption.release;
   }
   const run = (input: RoundInput | undefined) => begin(deps, input ? { ...call, input } : call, timeoutMs, handlerCtx);
-  const outcome = await run(first);
+  const outcome = await run(first).catch(giveBackIfBusy(release));
   if (outcome.kind !== 'input') return outcome;
   const declared = modern ? (declaredClientCapabilities(handlerCtx) ?? {}) : undefined;
   const ended = await continueRounds(
