@@ -21,7 +21,10 @@ export interface ExecutionRequest {
 export interface RoundInput {
   /** How many rounds the flow has asked so far in this call. */
   readonly round: number;
+  /** Answers to the questions the palette sent for this call, each checked against its question. */
   readonly inputResponses?: Record<string, unknown>;
+  /** Round 0 only: answers a 2026-07-28 client sent without being asked (no requestState). */
+  readonly unaskedResponses?: Record<string, unknown>;
   readonly state?: unknown;
   readonly inputError?: InputRefusal;
 }

@@ -1,4 +1,5 @@
 import { isPlainObject } from '../core/is-plain-object.js';
+import { requestedSchemaProblem } from './answer-checks.js';
 import { elicitationSchemaProblem } from './elicitation-schema.js';
 
 /** What a flow can ask the client for, each the name of a client capability. */
@@ -98,7 +99,11 @@ function checked(kind: InputKind, params: unknown): InputRequest | string {
 function elicitationProblem(params: Record<string, unknown>): string | undefined {
   if (params['mode'] !== undefined && params['mode'] !== 'form') return 'elicitation.mode: only form elicitation is supported (a message and a requestedSchema)';
   if (typeof params['message'] !== 'string' || params['message'] === '') return 'elicitation.message must be a non-empty string';
-  return elicitationSchemaProblem(params['requestedSchema']);
+  const problem = elicitationSchemaProblem(params['requestedSchema']);
+  if (problem) return problem;
+  // The answer will be checked against it: a schema the checker cannot compile is the flow's mistake.
+  const unusable = requestedSchemaProblem(params['requestedSchema']);
+  return unusable ? `elicitation.requestedSchema cannot check answers: ${unusable}` : undefined;
 }
 
 function samplingProblem(params: Record<string, unknown>): string | undefined {

@@ -20,9 +20,19 @@ export interface StateBinding {
   readonly target: string;
   /** The caller key of whoever made the call (the OAuth subject, or the Local client). */
   readonly caller: string;
+  /**
+   * A digest of what the call asked for besides its target (a tool's or prompt's arguments,
+   * argumentsDigest): a retry must ask for the same, or the flow that checked the first round's
+   * arguments would act on others.
+   */
+  readonly arguments: string;
 }
 
-export type OpenedState = { readonly ok: true; readonly value: RoundState } | { readonly ok: false; readonly reason: 'malformed' | 'forged' | 'expired' };
+export type OpenedState =
+  /** `expiresAt` (ms): how long a record that this state was used must be kept. */
+  | { readonly ok: true; readonly value: RoundState; readonly expiresAt: number }
+  /** `other_arguments`: genuine, but sealed for a call with other arguments. */
+  | { readonly ok: false; readonly reason: 'malformed' | 'forged' | 'expired' | 'other_arguments' };
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -33,8 +43,9 @@ const TAG_BYTES = 16;
  * state between rounds and sends it back, so it is encrypted and authenticated (AES-256-GCM): the
  * client can neither read the flow's state nor change it. The binding (endpoint, tool, caller) is
  * the authenticated additional data, so a state replayed against another tool, endpoint or user
- * fails like a forged one; the expiry is inside the sealed text. Any instance holding the same key
- * opens what another sealed, so no shared storage is needed between rounds.
+ * fails like a forged one; the expiry and the digest of the call's arguments are inside the sealed
+ * text, so a retry with other arguments is told apart from a forgery. Any instance holding the same
+ * key opens what another sealed; only the record that a state was used (UsedStates) is shared.
  */
 export class RequestStateSealer {
   private readonly key: Buffer;
@@ -58,6 +69,7 @@ export class RequestStateSealer {
     const plain = Buffer.from(
       JSON.stringify({
         x: now + this.ttlMs,
+        d: binding.arguments,
         r: value.round,
         q: value.requests,
         ...(value.state !== undefined ? { s: value.state } : {}),
@@ -83,9 +95,12 @@ export class RequestStateSealer {
       // GCM cannot tell a changed state from one bound elsewhere: both fail the same tag check.
       return { ok: false, reason: 'forged' };
     }
-    const parsed = JSON.parse(plain.toString('utf8')) as { x: number; r: number; q: RoundState['requests']; s?: unknown; a?: RoundState['answers'] };
+    const parsed = JSON.parse(plain.toString('utf8')) as { x: number; d?: string; r: number; q: RoundState['requests']; s?: unknown; a?: RoundState['answers'] };
     if (!(parsed.x > now)) return { ok: false, reason: 'expired' };
-    return { ok: true, value: { round: parsed.r, requests: parsed.q, ...('s' in parsed ? { state: parsed.s } : {}), ...(parsed.a !== undefined ? { answers: parsed.a } : {}) } };
+    // A state sealed before arguments were bound carries no digest: it cannot prove which call it belongs to.
+    if (parsed.d !== binding.arguments) return { ok: false, reason: 'other_arguments' };
+    const value: RoundState = { round: parsed.r, requests: parsed.q, ...('s' in parsed ? { state: parsed.s } : {}), ...(parsed.a !== undefined ? { answers: parsed.a } : {}) };
+    return { ok: true, value, expiresAt: parsed.x };
   }
 }
 

@@ -5,6 +5,8 @@ export function roundFields(input: RoundInput): Record<string, unknown> {
   return {
     inputRound: input.round,
     ...(input.inputResponses !== undefined ? { inputResponses: input.inputResponses } : {}),
+    // Never folded into inputResponses: a flow acts on what nobody asked only when it reads this on purpose.
+    ...(input.unaskedResponses !== undefined ? { unaskedResponses: input.unaskedResponses } : {}),
     ...(input.inputError !== undefined ? { inputError: input.inputError } : {}),
     ...(input.state !== undefined ? { state: input.state } : {}),
   };

@@ -57,10 +57,12 @@ import type { RoundInput } from '../execution/broker.js';
 import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../input/input-rounds.js';
 import { runsAsTask, startToolTask, type ToolTaskDependencies } from './tool-tasks.js';
 import { requiredCapabilities, type InputAsk, type InputKind } from '../input/input-requests.js';
-import { clientAnswersIn, LegacyInputRelay } from '../input/legacy-input-relay.js';
+import { clientAnswersIn, LegacyInputRelay, MAX_ANSWERS_PER_POST } from '../input/legacy-input-relay.js';
 import type { RequestStateSealer, StateBinding } from '../input/request-state.js';
 import { requestStateSealer } from '../input/state-key.js';
-import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from './round-trips.js';
+import { canTake, declaredClientCapabilities, giveBackIfBusy, inputRequiredResult, resumeRound, type RoundTripStates } from './round-trips.js';
+import { argumentsDigest } from '../input/arguments-digest.js';
+import { UsedStates } from '../input/used-states.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from './tool-result.js';
 
 /** What the flow-server node sends for each call, besides the payload. */
@@ -218,7 +220,7 @@ export class McpEndpoint {
   /** Declared per era: only 2026-07-28 has a stream to deliver change notifications on. */
   private modernCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, true);
   private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
-  private readonly requestStates: RequestStateSealer;
+  private readonly roundStates: RoundTripStates;
   private readonly relay: LegacyInputRelay;
   /** Set on a hub endpoint: where calls to edge tools go. */
   private edges: EdgeRelay | undefined;
@@ -236,7 +238,8 @@ export class McpEndpoint {
       begin: (tool, args, context, signal, finish, extra) => this.beginFlowCall(tool, args, context, signal, finish, extra),
       projectLegacy: (result, outputSchema) => this.legacyServer.projectCallToolResult(result, outputSchema),
     };
-    this.requestStates = options.requestStates ?? requestStateSealer();
+    // A state is single-use across the instances that share the endpoint's storage (memory without one).
+    this.roundStates = { sealer: options.requestStates ?? requestStateSealer(), used: new UsedStates(options.answersStore ?? options.tasks?.store) };
     // As many calls may wait for their clients' answers as may run in the flow at once.
     this.relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger: options.logger, maxAsking: options.maxInFlight });
     this.broker = new ExecutionBroker({
@@ -286,7 +289,7 @@ export class McpEndpoint {
     }
     this.contentDependencies = {
       path: options.path,
-      requestStates: this.requestStates,
+      roundStates: this.roundStates,
       begin: (call, timeoutMs, signal) => this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call }),
       ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
       ...(options.measureContentResponses ? { measureResponses: options.measureContentResponses } : {}),
@@ -655,18 +658,21 @@ export class McpEndpoint {
   }
 
   /**
-   * Hands each answer to the question it answers, here or on the instance that asked. Accepted (202)
-   * when every answer went somewhere; 400 when one answers nothing this instance knows of.
+   * Hands each answer to the question it answers, here or on the instance that asked (lib/input).
+   * Accepted (202) when every answer went somewhere; 400 with -32602 naming each answer that does not
+   * fit its question (nothing of the POST is delivered), with -32600 for more answers than a batch
+   * may hold or when one answers nothing this instance knows of.
    */
   private async takeAnswers(answers: ReturnType<typeof clientAnswersIn> & object, caller: CallerIdentity, res: ServerResponse): Promise<void> {
-    const owner = callerKey(caller);
-    let unknown = 0;
-    for (const answer of answers) {
-      const delivery = await this.relay.answer(answer, owner).catch(() => 'unknown' as const);
-      if (delivery === 'unknown') unknown++;
+    if (answers.length > MAX_ANSWERS_PER_POST) return sendJsonRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_ANSWERS_PER_POST} messages`);
+    const outcome = await this.relay.answerAll(answers, callerKey(caller)).catch(() => ({ delivered: 0, forwarded: 0, unknown: answers.length }));
+    if ('invalid' in outcome) {
+      this.options.logger.debug(`MCP answer on ${this.path} refused: ${outcome.invalid.length} answer(s) do not fit the question they answer`);
+      const named = outcome.invalid.slice(0, 5).map(({ id, problem }) => `request ${JSON.stringify(id)}: ${problem}`);
+      return sendJsonRpcError(res, 400, ProtocolErrorCode.InvalidParams, `Invalid answer, nothing was delivered: ${named.join('; ')}.`);
     }
-    if (unknown === 0 && answers.length > 0) return void res.writeHead(202).end();
-    this.options.logger.debug(`MCP answer on ${this.path} refused: ${unknown || 'no'} answer(s) matched a question a flow asked`);
+    if (outcome.unknown === 0 && answers.length > 0) return void res.writeHead(202).end();
+    this.options.logger.debug(`MCP answer on ${this.path} refused: ${outcome.unknown || 'no'} answer(s) matched a question a flow asked`);
     sendJsonRpcError(res, 400, -32600, 'Invalid request: no question a flow asked is waiting for this answer (it was answered already, timed out, or came from another caller).');
   }
 
@@ -769,27 +775,30 @@ export class McpEndpoint {
     // refused before the flow runs, and a retry carries the answers of the round before.
     let resumed: RoundInput | undefined;
     let binding: StateBinding | undefined;
+    let release: (() => Promise<void>) | undefined;
     if (tool.asks && era === 'modern') {
-      binding = { endpoint: this.path, target: `tool:${name}`, caller: callerKey(exchange?.caller ?? {}) };
+      binding = { endpoint: this.path, target: `tool:${name}`, caller: callerKey(exchange?.caller ?? {}), arguments: argumentsDigest(args) };
       if (tool.asksRequired) this.refuseIncapableClient(tool, tool.asks, handlerCtx, finish);
-      const resumption = resumptionOf(handlerCtx, this.requestStates, binding);
+      const resumption = await resumeRound(handlerCtx, this.roundStates, binding);
       if ('reask' in resumption) {
-        const result = inputRequiredResult(resumption.reask, resumption.round, this.requestStates, binding, resumption.answered) as unknown as CallToolResult;
+        const result = inputRequiredResult(resumption.reask, resumption.round, this.roundStates, binding, resumption.answered) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: resumption.round })!;
       }
       resumed = resumption.input;
+      release = resumption.release;
     }
     // A tool that asks before it becomes a task runs its first round as a plain call: its questions
     // come back as input_required, and the retry that brings the answers starts the task.
     // What a 2026-07-28 client declared it can be asked (only looked up for tools that ask).
     const clientCapabilities = tool.asks ? declaredClientCapabilities(handlerCtx) : undefined;
     const taskDependencies = this.taskDependencies;
-    const asTask = taskDependencies !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && resumed === undefined);
+    // Answers sent unasked (round 0) are no retry: the call has not asked yet.
+    const asTask = taskDependencies !== undefined && runsAsTask(tool, era, request, handlerCtx) && !(tool.asksBeforeTask && era === 'modern' && (resumed?.round ?? 0) === 0);
     if (asTask) {
       return (await startToolTask(taskDependencies, server, era, tool, args, context, exchange?.caller ?? {}, { first: resumed, clientCapabilities }, (outcome, result, bytes) => {
         finish(tool, outcome, undefined, { durationMs: performance.now() - startedAt, responseBytes: bytes });
         return result;
-      })) as CallToolResult;
+      }).catch(giveBackIfBusy(release))) as CallToolResult;
     }
     const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
     // The last round that ran: telemetry counts the rounds of a call whose flow asked.
@@ -803,7 +812,7 @@ export class McpEndpoint {
         ...(clientCapabilities !== undefined ? { clientCapabilities } : {}),
       });
     };
-    let outcome = await begin(resumed);
+    let outcome = await begin(resumed).catch(giveBackIfBusy(release));
     if (outcome.kind === 'input') {
       // Only a flow that asked gets here: the loop, its checks and its closures cost plain calls nothing.
       const deliver = era === 'modern' ? async (ask: InputAsk): Promise<AskDecision> => ({ handOver: ask }) : this.askOnStream(tool, context, exchange, handlerCtx, hub);
@@ -821,7 +830,7 @@ export class McpEndpoint {
         resumed,
       );
       if (ended.kind === 'handOver') {
-        const result = inputRequiredResult(ended.ask, ended.round, this.requestStates, binding!) as unknown as CallToolResult;
+        const result = inputRequiredResult(ended.ask, ended.round, this.roundStates, binding!) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: ended.round })!;
       }
       outcome = ended;

@@ -12,6 +12,7 @@ import { SERVER_BUSY } from './json-rpc-codes.js';
 import { legacyTask, modernTask, type TaskRecord } from '../tasks/task-record.js';
 import type { TaskManager } from '../tasks/task-manager.js';
 import { TASK_DEFAULTS } from '../tasks/task-defaults.js';
+import { refuseInvalidAnswers } from './round-trips.js';
 
 /** The 2026-07-28 tasks extension (SEP-2663), as clients declare it per request. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -88,8 +89,11 @@ export function registerTaskHandlers(server: Server, era: Era, deps: TaskHandler
       'tasks/update',
       { params: updateParams },
       // Answers to what the task's flow asked are kept for it; anything else is acknowledged and ignored.
+      // An answer that does not fit its question is refused (-32602 naming it) and nothing is kept.
       gated('tasks/update', async (params, handlerCtx) => {
         const responses = (handlerCtx.mcpReq as { inputResponses?: Record<string, unknown> }).inputResponses ?? params.inputResponses ?? {};
+        const record = await find(params.taskId, handlerCtx);
+        if (record.status === 'input_required' && record.inputRequests) refuseInvalidAnswers(record.inputRequests, responses);
         const answer = await tasks.answer(params.taskId, deps.ownerOf(handlerCtx), responses).catch(storageError);
         if (answer === 'unknown') throw unknownTask(params.taskId);
         return {};

@@ -10,6 +10,7 @@ import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED } from '../input/inp
 import type { TaskEnding, TaskManager } from '../tasks/task-manager.js';
 import { legacyTask, modernTask } from '../tasks/task-record.js';
 import type { CallOutcome, ExecutionContext } from './mcp-endpoint.js';
+import { firstAnswerProblem } from '../input/answer-checks.js';
 import { canTake } from './round-trips.js';
 import { declaresTasksExtension, missingTasksExtension, storageError, type Era } from './task-handlers.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -101,7 +102,14 @@ export async function startToolTask(
               deliver: async (ask, round, askingRound) => {
                 await tasks.ask(taskId, ask.requests);
                 const answered = await tasks.awaitAnswers(taskId, Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0));
-                if ('answers' in answered) return { next: { round, inputResponses: answered.answers, ...(ask.state !== undefined ? { state: ask.state } : {}) } };
+                const carried = ask.state !== undefined ? { state: ask.state } : {};
+                if ('answers' in answered) {
+                  // tasks/update checked them; this instance asked, so it checks again before its flow sees
+                  // anything (a record written by another version, or by hand, is not trusted either).
+                  const invalid = firstAnswerProblem(ask.requests, answered.answers);
+                  if (invalid) return { next: { round, inputError: { code: -32602, message: `The client's answer to "${invalid.key}" was refused: ${invalid.problem}.`, keys: [invalid.key] }, ...carried } };
+                  return { next: { round, inputResponses: answered.answers, ...carried } };
+                }
                 deps.onAbandoned?.(askingRound, answered.ended === 'timeout' ? 'timeout' : 'cancelled', { ...context, taskId });
                 if (answered.ended === 'timeout') return { ended: { kind: 'timeout', timeoutMs: Math.max(tool.timeoutMs, tool.maxDurationMs ?? 0), client: true } };
                 return { ended: { kind: 'cancelled', byClient: true } };

@@ -19,6 +19,7 @@
  */
 import { answer, flowServer, prompt, resource, router, runtime, tab, tool } from '../support/flows.js';
 import type { FlowNode } from '../support/node-red-process.js';
+import { readmeExample } from '../support/readme-examples.js';
 
 export const CONFORMANCE_PATH = '/mcp';
 
@@ -254,7 +255,21 @@ return { topic: 'mcp-tool-input', payload: { executionId, requests: { first: que
     ),
   },
   // Multi round-trip requests (2026-07-28): the flow asks with mcp-tool-input; the palette seals its state.
-  { name: 'test_input_required_result_elicitation', asks: 'elicitation', answer: askUntil('user_name', NAME_QUESTION, 'return reply_("Hello, " + answer.content.name + "!");') },
+  {
+    // The one fixture flow that takes a name the client sent up front, unasked (the suite's
+    // ignore-extra-params sends it on a first call): it reads unaskedResponses on purpose, and checks
+    // the answer itself, since nothing it asked vouches for it. Every other flow only reads inputResponses.
+    name: 'test_input_required_result_elicitation',
+    asks: 'elicitation',
+    answer: `const { executionId, inputResponses, unaskedResponses } = msg.payload;
+const reply_ = (text) => ({ topic: 'mcp-tool-response', payload: { executionId, result: text } });
+if (msg.payload.inputError) return { topic: 'mcp-tool-response', payload: { executionId, error: msg.payload.inputError.message } };
+const upFront = unaskedResponses && unaskedResponses.user_name;
+const given = upFront && upFront.action === 'accept' && upFront.content && typeof upFront.content.name === 'string' ? upFront : undefined;
+const answer = (inputResponses && inputResponses.user_name) || given;
+if (!answer || answer.action !== 'accept') return { topic: 'mcp-tool-input', payload: { executionId, requests: { user_name: ${NAME_QUESTION} } } };
+return reply_("Hello, " + answer.content.name + "!");`,
+  },
   {
     name: 'test_input_required_result_sampling',
     asks: 'sampling',
@@ -356,12 +371,10 @@ if (msg.topic === 'mcp-resource-read') {
 }
 if (msg.topic !== 'mcp-prompt-get') return null;
 if (msg.payload.name === 'test_input_required_result_prompt') {
-  // A prompt that asks the user for its context first (multi round-trip requests reach prompts too).
-  const answer = msg.payload.inputResponses && msg.payload.inputResponses.user_context;
-  if (!answer || answer.action !== 'accept') {
-    return { topic: 'mcp-prompt-input', payload: { executionId, requests: { user_context: { elicitation: { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } } } } } };
-  }
-  return { topic: 'mcp-prompt-response', payload: { executionId, messages: [{ role: 'user', content: 'Use this context: ' + answer.content.context }] } };
+  // A prompt that asks the user for its context first: the README's example, verbatim.
+  return (() => {
+${readmeExample('prompt-that-asks')}
+  })();
 }
 const messages = msg.payload.name === 'test_prompt_with_image'
   ? [{ role: 'user', content: { type: 'image', data: ${JSON.stringify(PNG_BASE64)}, mimeType: 'image/png' } }, { role: 'user', content: 'Please analyze the image above.' }]

@@ -6,6 +6,7 @@ import { JSON_HEADERS, rawRequest, waitForEndpoint, type Era, type RawResponse }
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
+import { Redis } from 'ioredis';
 import { openStream, type OpenStream } from '../support/sse-stream.js';
 
 /**
@@ -20,7 +21,7 @@ import { openStream, type OpenStream } from '../support/sse-stream.js';
  * flow), asks in its first round, and answers a later round with everything it was given.
  */
 const ASKER = `const p = msg.payload;
-node.warn('ask-execute ' + p.toolName + ' ' + p.executionId + ' round=' + (p.inputRound || 0) + ' instance=' + env.get('MCP_TEST_INSTANCE') + ' answers=' + (p.inputResponses ? Object.keys(p.inputResponses).join(',') : 'none'));
+node.warn('ask-execute ' + p.toolName + ' ' + p.executionId + ' round=' + (p.inputRound || 0) + ' instance=' + env.get('MCP_TEST_INSTANCE') + ' answers=' + (p.inputResponses ? Object.keys(p.inputResponses).join(',') : 'none') + ' unasked=' + (p.unaskedResponses ? Object.keys(p.unaskedResponses).join(',') : 'none') + ' x=' + JSON.stringify(p.arguments.x));
 const reply = (result) => ({ topic: 'mcp-tool-response', payload: { executionId: p.executionId, result: { ...result, executionId: p.executionId } } });
 const ask = (requests, state) => ({ topic: 'mcp-tool-input', payload: { executionId: p.executionId, requests, state } });
 const CITY = { elicitation: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
@@ -48,6 +49,9 @@ switch (p.toolName) {
       summary: { sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'Describe Oslo' } }], maxTokens: 50 } },
       folders: { roots: {} },
     }, { asked: 'all' });
+  case 'hold_slot':
+    // Never answers: holds one of the endpoint's slots until its time limit.
+    return null;
   case 'ask_badly':
     // A form cannot ask for a nested object: the flow-server refuses the message with done(error).
     return ask({ city: { elicitation: { message: 'Where?', requestedSchema: { type: 'object', properties: { where: { type: 'object' } } } } } });
@@ -88,6 +92,7 @@ function askFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] {
     asking('t-slow', 'ask_slow', 'elicitation', {}, 2),
     asking('t-badly', 'ask_badly', 'elicitation', {}, 1),
     tool('t-none', { name: 'no_asks', endpoint: '*' }),
+    tool('t-hold', { name: 'hold_slot', endpoint: '*', timeout: 3 }),
   ];
 }
 
@@ -185,6 +190,14 @@ async function rejectionOf(promise: Promise<unknown>): Promise<{ code?: unknown;
 }
 
 const LEGACY_HEADERS = { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' };
+
+/** A 2025-11-25 tools/call on `target` whose answer is a stream; returns it with the first request it carries. */
+async function callAsking(target: string, name: string): Promise<{ stream: OpenStream; asked: any }> {
+  const stream = await openStream(target, { jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name, arguments: {} } }, LEGACY_HEADERS);
+  assert.equal(stream.status, 200);
+  assert.match(stream.contentType, /text\/event-stream/);
+  return { stream, asked: await stream.next() };
+}
 
 describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
   let nodeRed: NodeRedProcess;
@@ -386,13 +399,92 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
       );
     });
 
-    it('hands answers a first call brought without a requestState to the flow as round 0, so it can tell nobody asked them', async () => {
-      // SEP-2322 lets a client answer up front (the conformance suite's ignore-extra-params does); the
-      // client is who answers anyway, so this grants it nothing, and inputRound 0 says no question went out.
+    it('never hands answers a first call brought without a requestState to the flow as inputResponses: its round 0 gets them apart, as unaskedResponses', async () => {
+      // SEP-2322 lets a client answer up front (the conformance suite's ignore-extra-params does). A
+      // flow that reads inputResponses must only ever see answers to what its user was asked.
       const since = nodeRed.output().length;
       const upFront = await modernCall(url, 'ask_once', { inputResponses: { city: { action: 'accept', content: { city: 'Up front' } } } });
       assert.equal(upFront.json().result?.resultType, 'input_required', upFront.body);
-      await nodeRed.waitForOutput(/ask-execute ask_once \S+ round=0 instance=solo answers=city/, since);
+      await nodeRed.waitForOutput(/ask-execute ask_once \S+ round=0 instance=solo answers=none unasked=city /, since);
+      // Not even shaped like an answer: refused, and the flow never runs.
+      const garbage = await modernCall(url, 'ask_once', { inputResponses: { city: { hello: 'world' } } });
+      assert.equal(garbage.json().error?.code, -32602, garbage.body);
+      assert.match(garbage.json().error.message, /^Invalid inputResponses\.city: /);
+    });
+
+    it('refuses a retry whose arguments differ from the call that asked (-32602), and the flow never sees them', async () => {
+      const since = nodeRed.output().length;
+      const first = (await modernCall(url, 'ask_once', { arguments: { x: 1 } })).json().result;
+      assert.equal(first.resultType, 'input_required');
+      const inputResponses = { city: { action: 'accept', content: { city: 'Oslo' } } };
+      for (const [index, args] of [{ x: 999 }, {}, { x: 1, y: 2 }].entries()) {
+        const swapped = await modernCall(url, 'ask_once', { arguments: args, inputResponses, requestState: first.requestState }, ALL_CAPABILITIES, 10 + index);
+        assert.equal(swapped.json().error?.code, -32602, swapped.body);
+        assert.match(swapped.json().error.message, /belongs to a call with other arguments/);
+      }
+      const saw = flowSaw((await modernCall(url, 'ask_once', { arguments: { x: 1 }, inputResponses, requestState: first.requestState }, ALL_CAPABILITIES, 20)).json().result);
+      assert.deepEqual(saw['inputResponses'], inputResponses);
+      const rounds = await nodeRed.waitForMatches(/ask-execute ask_once \S+ round=(\d+) .* x=(\S+)/, 2, since);
+      assert.deepEqual(rounds.map((match) => `${match[1]} ${match[2]}`), ['0 1', '1 1'], 'only the first arguments reached the flow');
+    });
+
+    it('takes a requestState once: the replay of a finished round is refused (-32602) and the round runs once', async () => {
+      const since = nodeRed.output().length;
+      const first = (await modernCall(url, 'ask_once')).json().result;
+      const retry = { inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } }, requestState: first.requestState };
+      const saw = flowSaw((await modernCall(url, 'ask_once', retry, ALL_CAPABILITIES, 2)).json().result);
+      for (const id of [3, 4, 5]) {
+        const replayed = await modernCall(url, 'ask_once', retry, ALL_CAPABILITIES, id);
+        assert.equal(replayed.json().error?.code, -32602, replayed.body);
+        assert.match(replayed.json().error.message, /has been used already/);
+      }
+      assert.deepEqual(
+        (await executions('ask_once', since, saw)).map(({ round }) => round),
+        [0, 1],
+        'the replays never reached the flow',
+      );
+    });
+
+    it('gives the state back when the retry finds the endpoint busy (-32000), so retrying it later still works', async () => {
+      const narrow = url.replace(/\/ask$/, '/narrow');
+      const since = nodeRed.output().length;
+      const first = (await modernCall(narrow, 'ask_once')).json().result;
+      const retry = { inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } }, requestState: first.requestState };
+      // The one slot of /narrow is taken until hold_slot's time limit.
+      const holding = modernCall(narrow, 'hold_slot', {}, ALL_CAPABILITIES, 2);
+      await nodeRed.waitForOutput(/ask-execute hold_slot /, since);
+      const busy = await modernCall(narrow, 'ask_once', retry, ALL_CAPABILITIES, 3);
+      assert.equal(busy.json().error?.code, -32000, busy.body);
+      await holding;
+      const saw = flowSaw((await modernCall(narrow, 'ask_once', retry, ALL_CAPABILITIES, 4)).json().result);
+      assert.deepEqual(saw['inputResponses'], retry.inputResponses);
+      assert.match((await modernCall(narrow, 'ask_once', retry, ALL_CAPABILITIES, 5)).json().error?.message ?? '', /has been used already/);
+    });
+
+    it('refuses an answer that does not fit what was asked (-32602 naming its key), and nothing reaches the flow', async () => {
+      const since = nodeRed.output().length;
+      const first = (await modernCall(url, 'ask_all')).json().result;
+      const good = { city: { action: 'accept', content: { city: 'Oslo' } }, summary: SAMPLED, folders: ROOTS };
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['city', { ...good, city: { action: 'bogus', content: { ok: 'yes', extra: '<img src=x onerror=alert(1)>' } } }],
+        ['city', { ...good, city: { action: 'accept', content: { city: 'Oslo', extra: '<img src=x>' } } }],
+        ['city', { ...good, city: { action: 'decline', content: { city: 'Oslo' } } }],
+        ['summary', { ...good, summary: { role: 'assistant', content: { type: 'text' }, model: 'm' } }],
+        ['folders', { ...good, folders: { roots: [{ uri: 'https://example.com/' }] } }],
+      ];
+      for (const [index, [key, inputResponses]] of cases.entries()) {
+        const refused = await modernCall(url, 'ask_all', { inputResponses, requestState: first.requestState }, ALL_CAPABILITIES, 10 + index);
+        assert.equal(refused.json().error?.code, -32602, refused.body);
+        assert.match(refused.json().error.message, new RegExp(`^Invalid inputResponses\\.${key}: `));
+        assert.equal(refused.json().error.data?.key, key);
+      }
+      // The state was not used up by the refusals: the client fixes its answer and retries.
+      const saw = flowSaw((await modernCall(url, 'ask_all', { inputResponses: good, requestState: first.requestState }, ALL_CAPABILITIES, 30)).json().result);
+      assert.deepEqual(saw['inputResponses'], good);
+      assert.deepEqual(
+        (await executions('ask_all', since, saw)).map(({ round }) => round),
+        [0, 1],
+      );
     });
 
     it('asks again only what a retry left unanswered, without running the flow, and the flow gets every answer in the end', async () => {
@@ -443,6 +535,37 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
       } finally {
         await client.close();
       }
+    });
+
+    it('refuses an answer that does not fit its question with HTTP 400 / -32602, delivers nothing of that POST, and takes the fixed answer', async () => {
+      const since = nodeRed.output().length;
+      const { stream, asked } = await callAsking(url, 'ask_once');
+      try {
+        for (const result of [{ action: 'bogus', content: { ok: 'yes', extra: '<img src=x onerror=alert(1)>' } }, { action: 'accept', content: { city: 'Oslo', extra: 1 } }, { action: 'accept', content: {} }]) {
+          const refused = await rawRequest(url, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: asked.id, result }) });
+          assert.equal(refused.status, 400, JSON.stringify(result));
+          assert.equal(refused.json().error.code, -32602);
+          assert.match(refused.json().error.message, new RegExp(`Invalid answer, nothing was delivered: request "${asked.id}": `));
+        }
+        const accepted = await rawRequest(url, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { city: 'Oslo' } } }) });
+        assert.equal(accepted.status, 202);
+        const saw = flowSaw((await stream.next()).result);
+        assert.deepEqual(saw['inputResponses'], { city: { action: 'accept', content: { city: 'Oslo' } } });
+        assert.deepEqual(
+          (await executions('ask_once', since, saw)).map(({ round }) => round),
+          [0, 1],
+        );
+      } finally {
+        stream.close();
+      }
+    });
+
+    it('refuses a POST of more than 100 answers (HTTP 400, -32600) before looking at any', async () => {
+      const batch = Array.from({ length: 101 }, (_, n) => ({ jsonrpc: '2.0', id: `x.y.${n % 10}`, result: { action: 'decline' } }));
+      const response = await rawRequest(url, { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify(batch) });
+      assert.equal(response.status, 400);
+      assert.equal(response.json().error.code, -32600);
+      assert.match(response.json().error.message, /Batch must not exceed 100 messages/);
     });
 
     it('refuses an answer nobody asked for with HTTP 400', async () => {
@@ -508,27 +631,42 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
 });
 
 describe(`asking a 2025-era client across two Node-RED instances sharing Redis (${nodeRedPackage})`, () => {
-  const pair = twoNodeRedsOnRedis((port) => askFlows(port, { redis: true }), '/ask', ['first', 'second']);
+  // One request-state key for both, as behind a load balancer: either instance opens the other's states.
+  const pair = twoNodeRedsOnRedis((port) => askFlows(port, { redis: true }), '/ask', ['first', 'second'], { MCP_REQUEST_STATE_KEY: 'a shared key of two instances, long enough' });
 
-  /** A tools/call on `target` whose answer is a stream; returns it with the first request it carries. */
-  async function callAsking(target: string, name: string): Promise<{ stream: OpenStream; asked: any }> {
-    const stream = await openStream(target, { jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name, arguments: {} } }, LEGACY_HEADERS);
-    assert.equal(stream.status, 200);
-    assert.match(stream.contentType, /text\/event-stream/);
-    return { stream, asked: await stream.next() };
+  /** Counts the messages published on the answer channels (one per instance a POST's answers go to). */
+  async function answerPublishes(during: () => Promise<void>): Promise<number> {
+    const spy = new Redis(pair.redis.url);
+    let heard = 0;
+    spy.on('pmessage', () => heard++);
+    try {
+      await spy.psubscribe('*mcp-input:answers:*');
+      await during();
+      // A message published before the POST was answered is delivered to the spy right after.
+      await spy.ping();
+      return heard;
+    } finally {
+      spy.disconnect();
+    }
   }
 
-  it('delivers an answer POSTed to the other instance to the call waiting on the first', async () => {
+  it('delivers the answers POSTed to the other instance to the call waiting on the first, all three in one Redis message', async () => {
     const { stream, asked } = await callAsking(pair.firstUrl, 'ask_all');
     try {
       const requests = [asked, await stream.next(), await stream.next()];
       assert.deepEqual(requests.map((request) => request.method).sort(), ['elicitation/create', 'roots/list', 'sampling/createMessage']);
       for (const request of requests) assert.equal(typeof request.id, 'string');
       const resultOf: Record<string, unknown> = { 'elicitation/create': { action: 'accept', content: { city: 'Bergen' } }, 'sampling/createMessage': SAMPLED, 'roots/list': ROOTS };
-      for (const request of requests) {
-        const posted = await rawRequest(pair.secondUrl, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result: resultOf[request.method] }) });
+      const batch = requests.map((request) => ({ jsonrpc: '2.0', id: request.id, result: resultOf[request.method] }));
+      // A 2025-03-26 client may answer in one batch; made-up answers in it cost no message at all.
+      const madeUp = Array.from({ length: 20 }, (_, n) => ({ jsonrpc: '2.0', id: `instance${n}.round.0`, result: ROOTS }));
+      const published = await answerPublishes(async () => {
+        const refused = await rawRequest(pair.secondUrl, { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify(madeUp) });
+        assert.equal(refused.status, 400, refused.body);
+        const posted = await rawRequest(pair.secondUrl, { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify(batch) });
         assert.equal(posted.status, 202, posted.body);
-      }
+      });
+      assert.equal(published, 1);
       const final = await stream.next();
       assert.equal(final.id, 41);
       const saw = flowSaw(final.result);
@@ -538,6 +676,40 @@ describe(`asking a 2025-era client across two Node-RED instances sharing Redis (
     } finally {
       stream.close();
     }
+  });
+
+  it('refuses an answer that does not fit its question on the instance that receives it, though another one asked', async () => {
+    const { stream, asked } = await callAsking(pair.firstUrl, 'ask_once');
+    try {
+      const published = await answerPublishes(async () => {
+        const refused = await rawRequest(pair.secondUrl, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { city: 'Bergen', admin: true } } }) });
+        assert.equal(refused.status, 400, refused.body);
+        assert.equal(refused.json().error.code, -32602);
+        assert.match(refused.json().error.message, /\/admin: is not allowed/);
+      });
+      assert.equal(published, 0, 'nothing invalid crossed Redis');
+      assert.equal((await rawRequest(pair.secondUrl, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: asked.id, result: { action: 'decline' } }) })).status, 202);
+      assert.deepEqual(flowSaw((await stream.next()).result)['inputResponses'], { city: { action: 'decline' } });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('takes a 2026-07-28 requestState once across both instances: of two retries at once exactly one reaches a flow', async () => {
+    const first = (await modernCall(pair.firstUrl, 'ask_once')).json().result;
+    assert.equal(first.resultType, 'input_required');
+    const retry = { inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } }, requestState: first.requestState };
+    const since = [pair.first.output().length, pair.second.output().length] as const;
+    const answers = await Promise.all([pair.firstUrl, pair.secondUrl, pair.firstUrl, pair.secondUrl].map((target, index) => modernCall(target, 'ask_once', retry, ALL_CAPABILITIES, 2 + index)));
+    const results = answers.filter((response) => response.json().result);
+    const refusals = answers.filter((response) => response.json().error);
+    assert.equal(results.length, 1, answers.map((response) => response.body).join('\n'));
+    assert.equal(refusals.length, 3);
+    for (const refusal of refusals) assert.match(refusal.json().error.message, /has been used already/);
+    const winner = flowSaw(results[0]!.json().result)['instance'] === 'first' ? pair.first : pair.second;
+    await winner.waitForOutput(/ask-execute ask_once \S+ round=1 /, winner === pair.first ? since[0] : since[1]);
+    const rounds = [pair.first.output().slice(since[0]), pair.second.output().slice(since[1])].flatMap((output) => [...output.matchAll(/ask-execute ask_once \S+ round=1 /g)]);
+    assert.equal(rounds.length, 1, 'round 1 ran once, on one instance');
   });
 
   it('takes an answer once: the same answer again is refused with HTTP 400 by the instance that asked', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { exampleFlow } from '../support/flows.js';
-import { waitForEndpoint, type Era } from '../support/mcp-http.js';
+import { JSON_HEADERS, rawRequest, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -111,6 +111,22 @@ describe(`the confirm-before-acting example flow on ${nodeRedPackage}`, () => {
       });
     }
   }
+
+  it('modern: a yes the client sends unasked, before the user saw any question, does not open the door; the user is asked', async () => {
+    const yes = { door: { action: 'accept', content: { when: 'now', confirm: true } } };
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'eager-client', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    const response = await rawRequest(url, {
+      headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'open_garage_door' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'open_garage_door', arguments: {}, inputResponses: yes, _meta } }),
+    });
+    const result = response.json().result;
+    assert.equal(result?.resultType, 'input_required', response.body);
+    assert.equal(result.inputRequests.door.params.message, 'Open the garage door now?');
+  });
 
   it('modern: a client that cannot show forms gets a tool error, and the door stays shut', async () => {
     const { client } = await userClient(url, 'modern');

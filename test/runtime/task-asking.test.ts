@@ -212,6 +212,39 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
     }
   });
 
+  it('refuses a tasks/update whose answer does not fit its question (-32602 naming the key), keeps nothing of it, and takes the fixed one', async () => {
+    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
+    try {
+      const since = nodeRed.output().length;
+      const taskId = TaskClient.taskIdOf(await client.call('task_ask', {}));
+      await untilStatus(client, taskId, 'input_required');
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['city', { city: { action: 'bogus', content: { ok: 'yes', extra: '<img src=x onerror=alert(1)>' } }, summary: SAMPLED }],
+        ['city', { city: { action: 'accept', content: { city: 'Oslo', extra: '<img>' } } }],
+        ['summary', { city: OSLO, summary: { role: 'assistant', content: { type: 'text', text: 'x' } } }],
+      ];
+      for (const [key, responses] of cases) {
+        await assert.rejects(client.update(taskId, responses), (error: Error & { code?: number }) => {
+          assert.equal(error.code, -32602, error.message);
+          assert.match(error.message, new RegExp(`Invalid inputResponses\\.${key}: `));
+          return true;
+        });
+      }
+      const waiting = await client.get(taskId);
+      assert.equal(waiting['status'], 'input_required');
+      assert.deepEqual(Object.keys(waiting['inputRequests']).sort(), ['city', 'summary'], 'nothing of the refused updates was kept');
+      assertEmptyAck(await client.update(taskId, { city: OSLO, summary: SAMPLED }));
+      const done = await client.untilDone(taskId);
+      assert.deepEqual(flowSaw(done['result'])['inputResponses'], { city: OSLO, summary: SAMPLED });
+      assert.deepEqual(
+        roundsIn(nodeRed.output().slice(since), { taskId }).map(({ round }) => round),
+        [0, 1],
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   it('tasks/cancel ends a task waiting for answers and tells the flow once, for the round that asked', async () => {
     const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
     try {
@@ -306,6 +339,15 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
     } finally {
       await client.close();
     }
+  });
+
+  it('asksBeforeTask: answers sent unasked on the first call start no task; the call still asks first', async () => {
+    const since = nodeRed.output().length;
+    const first = await modernCall(url, 'task_before', { inputResponses: { city: OSLO } });
+    const asked = first.json().result;
+    assert.equal(asked?.resultType, 'input_required', first.body);
+    assert.equal(asked.taskId, undefined, 'no task yet');
+    await nodeRed.waitForOutput(/task-execute task_before \S+ round=0 task=undefined instance=solo answers=none/, since);
   });
 
   it('2025-11-25: a task cannot ask, so its flow gets inputError at once and answers without the answers', async () => {

@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { argumentsDigest, canonicalJson } from '../../lib/input/arguments-digest.js';
 import { RequestStateSealer, type RoundState, type StateBinding } from '../../lib/input/request-state.js';
 import { REQUEST_STATE_KEY_ENV, requestStateSealer } from '../../lib/input/state-key.js';
 
 const TTL_MS = 15 * 60_000;
 const NOW = 1_700_000_000_000;
-const BINDING: StateBinding = { endpoint: '/tools', target: 'tool:book', caller: 'alice' };
+const BINDING: StateBinding = { endpoint: '/tools', target: 'tool:book', caller: 'alice', arguments: argumentsDigest({ room: 'A', nights: 2 }) };
 const ROUND: RoundState = {
   round: 2,
   state: { step: 'dates', picked: ['a', 'b'] },
@@ -27,12 +28,12 @@ describe('RequestStateSealer', () => {
   it('opens what it sealed, with round, state and requests as they were', () => {
     const text = sealer().seal(ROUND, BINDING, NOW);
     assert.match(text, /^v1\.[A-Za-z0-9_-]+$/);
-    assert.deepEqual(sealer().open(text, BINDING, NOW + 1), { ok: true, value: ROUND });
+    assert.deepEqual(sealer().open(text, BINDING, NOW + 1), { ok: true, value: ROUND, expiresAt: NOW + TTL_MS });
   });
 
   it('carries the answers a partial retry already gave', () => {
     const value: RoundState = { ...ROUND, answers: { city: { action: 'accept', content: { city: 'Oslo' } } } };
-    assert.deepEqual(sealer().open(sealer().seal(value, BINDING, NOW), BINDING, NOW), { ok: true, value });
+    assert.deepEqual(sealer().open(sealer().seal(value, BINDING, NOW), BINDING, NOW), { ok: true, value, expiresAt: NOW + TTL_MS });
   });
 
   it('leaves state out when the flow gave none', () => {
@@ -67,6 +68,15 @@ describe('RequestStateSealer', () => {
     }
   });
 
+  it('refuses a genuine state on a call with other arguments, told apart from a forgery', () => {
+    const text = sealer().seal(ROUND, BINDING, NOW);
+    for (const args of [{ room: 'B', nights: 2 }, { room: 'A' }, {}, { room: 'A', nights: 2, extra: true }]) {
+      assert.deepEqual(sealer().open(text, { ...BINDING, arguments: argumentsDigest(args) }, NOW), { ok: false, reason: 'other_arguments' }, JSON.stringify(args));
+    }
+    // The same arguments in another member order are the same call.
+    assert.equal(sealer().open(text, { ...BINDING, arguments: argumentsDigest({ nights: 2, room: 'A' }) }, NOW).ok, true);
+  });
+
   it('refuses a state sealed with another key as forged', () => {
     const text = new RequestStateSealer('another key that is also long enough!!', TTL_MS).seal(ROUND, BINDING, NOW);
     assert.deepEqual(sealer().open(text, BINDING, NOW), { ok: false, reason: 'forged' });
@@ -85,6 +95,17 @@ describe('RequestStateSealer', () => {
     for (const bad of ['', 'v1.', 'v2.' + text.slice(3), text.slice(3), 'v1.abc', `v1.${text.slice(3)}!`, `v1.${text.slice(3, 20)} ${text.slice(20)}`, 'v1.' + 'A'.repeat(20)]) {
       assert.deepEqual(sealer().open(bad, BINDING, NOW), { ok: false, reason: 'malformed' }, JSON.stringify(bad));
     }
+  });
+});
+
+describe('argumentsDigest', () => {
+  it('ignores member order at every depth and nothing else', () => {
+    assert.equal(canonicalJson({ b: [2, { y: 1, x: null }], a: 'é' }), '{"a":"é","b":[2,{"x":null,"y":1}]}');
+    assert.equal(argumentsDigest({ a: { c: 1, b: 2 } }), argumentsDigest({ a: { b: 2, c: 1 } }));
+    assert.notEqual(argumentsDigest({ a: [1, 2] }), argumentsDigest({ a: [2, 1] }));
+    assert.notEqual(argumentsDigest({ a: '1' }), argumentsDigest({ a: 1 }));
+    assert.notEqual(argumentsDigest({ x: 1 }), argumentsDigest({ x: 999 }));
+    assert.match(argumentsDigest({}), /^[A-Za-z0-9_-]{43}$/);
   });
 });
 

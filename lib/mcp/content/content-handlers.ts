@@ -18,8 +18,8 @@ import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../exe
 import { callerKey } from '../../access/caller-key.js';
 import { INPUT_KINDS } from '../../input/input-requests.js';
 import { continueRounds, MAX_INPUT_ROUNDS } from '../../input/input-rounds.js';
-import type { RequestStateSealer } from '../../input/request-state.js';
-import { canTake, declaredClientCapabilities, inputRequiredResult, resumptionOf } from '../round-trips.js';
+import { argumentsDigest } from '../../input/arguments-digest.js';
+import { canTake, declaredClientCapabilities, giveBackIfBusy, inputRequiredResult, resumeRound, type RoundTripStates } from '../round-trips.js';
 import { protocolVersionOf } from '../protocol-version.js';
 import { SERVER_BUSY } from '../json-rpc-codes.js';
 import { describeFlowError, formatSeconds } from '../tool-result.js';
@@ -90,8 +90,8 @@ export interface ContentHandlerDependencies {
   readonly onFinished?: (event: ContentFinished) => void;
   /** Whether anyone reads `responseBytes` now (sizing costs a serialisation). */
   readonly measureResponses?: () => boolean;
-  /** Seals the state of a 2026-07-28 read or prompt whose flow asks the client (as for tools). */
-  readonly requestStates: RequestStateSealer;
+  /** Seals the state of a 2026-07-28 read or prompt whose flow asks the client, and keeps it single-use (as for tools). */
+  readonly roundStates: RoundTripStates;
 }
 
 
@@ -183,7 +183,8 @@ export function registerContentHandlers(
         }
         seen.mode = 'flow';
         const call: ContentCall = { kind: 'resource-read', uri, variables, context: contextOf(handlerCtx, { resource: resource.uri }) };
-        const outcome = await askingRun(deps, call, resource.timeoutMs, handlerCtx, modern, `resource:${uri}`, `Resource ${uri}`, seen);
+        // The URI is the read's only argument, and the state is bound to it through the target.
+        const outcome = await askingRun(deps, call, resource.timeoutMs, handlerCtx, modern, { target: `resource:${uri}`, arguments: argumentsDigest({}) }, `Resource ${uri}`, seen);
         if (outcome.kind === 'asked') return outcome.result as unknown as ReadResourceResult;
         const contents = answerOf(outcome, `Resource ${uri}`);
         try {
@@ -211,7 +212,7 @@ export function registerContentHandlers(
         if (problem) throw failed('invalid_arguments', new ProtocolError(ProtocolErrorCode.InvalidParams, problem));
         if (prompt.template) return renderPrompt(prompt, values);
         const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contextOf(handlerCtx, { prompt: name }) };
-        const outcome = await askingRun(deps, call, prompt.timeoutMs, handlerCtx, modern, `prompt:${name}`, `Prompt "${name}"`, seen);
+        const outcome = await askingRun(deps, call, prompt.timeoutMs, handlerCtx, modern, { target: `prompt:${name}`, arguments: argumentsDigest(values) }, `Prompt "${name}"`, seen);
         if (outcome.kind === 'asked') return outcome.result as unknown as GetPromptResult;
         const messages = answerOf(outcome, `Prompt "${name}"`);
         try {
@@ -284,19 +285,22 @@ async function askingRun(
   timeoutMs: number,
   handlerCtx: ServerContext,
   modern: boolean,
-  target: string,
+  /** What a sealed state is bound to besides endpoint and caller: the read's URI, the prompt's name and arguments. */
+  bound: { readonly target: string; readonly arguments: string },
   what: string,
   seen: Observation,
 ): Promise<ExecutionOutcome | { readonly kind: 'asked'; readonly result: Record<string, unknown> }> {
-  const binding = { endpoint: deps.path, target, caller: callerKey(deps.exchangeOf(handlerCtx).caller) };
+  const binding = { endpoint: deps.path, caller: callerKey(deps.exchangeOf(handlerCtx).caller), ...bound };
   let first: RoundInput | undefined;
+  let release: (() => Promise<void>) | undefined;
   if (modern) {
-    const resumption = resumptionOf(handlerCtx, deps.requestStates, binding);
-    if ('reask' in resumption) return asked(inputRequiredResult(resumption.reask, resumption.round, deps.requestStates, binding), seen);
+    const resumption = await resumeRound(handlerCtx, deps.roundStates, binding);
+    if ('reask' in resumption) return asked(inputRequiredResult(resumption.reask, resumption.round, deps.roundStates, binding, resumption.answered), seen);
     first = resumption.input;
+    release = resumption.release;
   }
   const run = (input: RoundInput | undefined) => begin(deps, input ? { ...call, input } : call, timeoutMs, handlerCtx);
-  const outcome = await run(first);
+  const outcome = await run(first).catch(giveBackIfBusy(release));
   if (outcome.kind !== 'input') return outcome;
   const declared = modern ? (declaredClientCapabilities(handlerCtx) ?? {}) : undefined;
   const ended = await continueRounds(
@@ -312,7 +316,7 @@ async function askingRun(
     first,
   );
   if (ended.kind !== 'handOver') return ended;
-  return asked(inputRequiredResult(ended.ask, ended.round, deps.requestStates, binding), seen);
+  return asked(inputRequiredResult(ended.ask, ended.round, deps.roundStates, binding), seen);
 }
 
 /** The questions as the answer; the request is reported as `input_required`, not as a success. */
