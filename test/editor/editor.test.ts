@@ -84,10 +84,10 @@ describe('Node-RED editor with the example flow', () => {
       codeEditor: typeof monaco !== 'undefined' ? 'monaco' : typeof ace !== 'undefined' ? 'ace' : 'none',
     }));
     t.diagnostic(`Node-RED ${editor.version} on Node ${process.version}, code editor: ${editor.codeEditor}`);
-    // The templates' shared rules come from the package's resources/ folder.
+    // The templates' shared rules and form parts come from the package's resources/ folder.
     assert.deepEqual(
       await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
-      ['endpointPathProblem', 'fitLabels', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName', 'soleEndpointPath'],
+      ['collapsible', 'endpointPathProblem', 'expandTemplate', 'fitLabels', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName', 'soleEndpointPath'],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
     await category.waitFor({ state: 'visible', ...WAIT });
