@@ -87,7 +87,7 @@ describe('Node-RED editor with the example flow', () => {
     // The templates' shared rules and form parts come from the package's resources/ folder.
     assert.deepEqual(
       await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
-      ['collapsible', 'endpointPathProblem', 'expandTemplate', 'fitLabels', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName', 'soleEndpointPath'],
+      ['catalog', 'collapsible', 'endpointPathProblem', 'expandTemplate', 'fitLabels', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'register', 'shownEnvName', 'soleEndpointPath'],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
     await category.waitFor({ state: 'visible', ...WAIT });
