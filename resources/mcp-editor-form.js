@@ -12,11 +12,14 @@
  *   data-label        its label's key under `label.` (default: the field); without data-field, a label
  *                     for what the row holds (no control is written)
  *   data-icon         a Font Awesome icon before the label's text, without the fa- prefix
- *   data-input        the control: text (default), password, textarea, select, checkbox; a row that
- *                     holds its own control keeps it
+ *   data-input        the control: text (default), password, textarea, select, checkbox, or json
+ *                     (a code editor, see jsonEditor); a row that holds its own control keeps it
+ *   data-options      a select's options, each `value` or `value:key` (its text is <field>.<key>;
+ *                     `:key` is the option whose value is empty)
  *   data-placeholder  the control's placeholder: its key under `placeholder.` (empty: the label's key)
  *   data-width        the control's width (default: the dialog's; 70% for a textarea or select)
  *   data-rows         a textarea's rows (default 3)
+ *   data-height       a code editor's height and data-min-height its least height
  *   data-unit         a key under `label.` shown after the control (seconds, days...)
  * A tip (class form-tips): data-tip, its key under `tip.`, shown before what the tip holds.
  * A collapsible section's header: data-section (its id: <type>-<id>-toggle, -summary, and the
@@ -30,6 +33,8 @@
     }
 
     var CHECKBOX_STYLE = "display: inline-block; width: auto; vertical-align: top;";
+    // How long a code editor waits after the last key before its text is checked.
+    var CHECK_DELAY_MS = 400;
     var SECTION_STYLE = "margin-top: 18px; padding-top: 12px; border-top: 1px solid var(--red-ui-secondary-border-color, #ddd);";
 
     // The texts of a row sit in its node type's catalog: <type>.<group>.<key>.
@@ -50,6 +55,13 @@
                 .attr("style", "width: " + (width || "70%") + "; resize: vertical;");
         } else if (kind === "select") {
             element = $("<select></select>").attr({ id: id, style: "width: " + (width || "70%") + ";" });
+            (row.attr("data-options") || "").split(" ").filter(Boolean).forEach(function (entry) {
+                var parts = entry.split(":");
+                element.append(" ", $("<option></option>").attr({
+                    value: parts[0],
+                    "data-i18n": type + "." + row.attr("data-field") + "." + (parts[1] || parts[0])
+                }));
+            });
         } else {
             element = $("<input>").attr({ type: kind, id: id });
             if (kind === "password") {
@@ -73,11 +85,28 @@
             $("<label></label>").attr({ "for": id, style: "width: auto;", "data-i18n": type + ".label." + (row.attr("data-label") || row.attr("data-field")) }));
     }
 
+    // The label and the field's hidden input above, the code editor in a row of its own below.
+    function jsonRows(row, id, type) {
+        row.attr("style", "margin-bottom: 0px;").append(
+            $("<label></label>").attr({ "for": id + "-editor", style: "width: auto;" })
+                .append(icon(row.attr("data-icon")), text(type, "label", row.attr("data-label") || row.attr("data-field"))),
+            " ",
+            $("<input>").attr({ type: "hidden", id: id }));
+        row.after(" ", $("<div></div>").addClass("form-row node-text-editor-row").append(
+            $("<div></div>").attr({
+                style: "height: " + row.attr("data-height") + "; min-height: " + row.attr("data-min-height") + ";",
+                "class": "node-text-editor",
+                id: id + "-editor"
+            })));
+    }
+
     function formRow(row, type, prefix) {
         var field = row.attr("data-field");
         var id = field ? prefix + "-" + field : null;
         if (row.attr("data-input") === "checkbox") {
             checkboxRow(row, id, type);
+        } else if (row.attr("data-input") === "json") {
+            jsonRows(row, id, type);
         } else {
             var label = $("<label></label>").append(icon(row.attr("data-icon")), text(type, "label", row.attr("data-label") || field));
             if (id) {
@@ -94,7 +123,7 @@
                 row.append(" ", text(type, "label", row.attr("data-unit")));
             }
         }
-        row.removeAttr("data-field data-label data-icon data-input data-placeholder data-width data-rows data-unit");
+        row.removeAttr("data-field data-label data-icon data-input data-options data-placeholder data-width data-rows data-unit data-height data-min-height");
     }
 
     function tip(box, type) {
@@ -161,5 +190,40 @@
             section.show(!isOpen);
         });
         return section;
+    };
+
+    /**
+     * The code editor of a data-input="json" row: Node-RED's editor holding `text`, `onChange`
+     * called once the user pauses typing. save() puts the text in the field's hidden input, which
+     * Node-RED then saves; close() ends the editor (on save and on cancel).
+     */
+    editor.jsonEditor = function (prefix, field, text, onChange) {
+        var timer = null;
+        var closed = false;
+        var code = RED.editor.createEditor({ id: prefix + "-" + field + "-editor", mode: "ace/mode/json", value: text });
+        code.getSession().on("change", function () {
+            clearTimeout(timer);
+            timer = setTimeout(function () {
+                if (!closed) {
+                    onChange();
+                }
+            }, CHECK_DELAY_MS);
+        });
+        return {
+            getValue: function () {
+                return code.getValue();
+            },
+            resize: function () {
+                code.resize();
+            },
+            save: function () {
+                $("#" + prefix + "-" + field).val(code.getValue());
+            },
+            close: function () {
+                closed = true;
+                clearTimeout(timer);
+                code.destroy();
+            }
+        };
     };
 })();
