@@ -166,7 +166,7 @@
     /**
      * The behaviour of a section written by a data-section header: the header's link opens and closes
      * it, its caret says which; the summary under the header shows while the section is closed, or
-     * always with `keepSummary`. Returns { show(open), isOpen() }.
+     * always with `keepSummary`. Returns { show(open) }.
      */
     editor.collapsible = function (type, id, options) {
         var keepSummary = !!(options && options.keepSummary);
@@ -180,9 +180,6 @@
                 body.toggle(open);
                 summary.toggle(keepSummary || !open);
                 toggle.find("i").first().toggleClass("fa-caret-right", !open).toggleClass("fa-caret-down", open);
-            },
-            isOpen: function () {
-                return isOpen;
             }
         };
         toggle.on("click", function (event) {
@@ -193,14 +190,14 @@
     };
 
     /**
-     * The code editor of a data-input="json" row: Node-RED's editor holding `text`, `onChange`
+     * The code editor of a data-input="json" row: Node-RED's editor holding `value`, `onChange`
      * called once the user pauses typing. save() puts the text in the field's hidden input, which
      * Node-RED then saves; close() ends the editor (on save and on cancel).
      */
-    editor.jsonEditor = function (prefix, field, text, onChange) {
+    editor.jsonEditor = function (prefix, field, value, onChange) {
         var timer = null;
         var closed = false;
-        var code = RED.editor.createEditor({ id: prefix + "-" + field + "-editor", mode: "ace/mode/json", value: text });
+        var code = RED.editor.createEditor({ id: prefix + "-" + field + "-editor", mode: "ace/mode/json", value: value });
         code.getSession().on("change", function () {
             clearTimeout(timer);
             timer = setTimeout(function () {

@@ -1,8 +1,8 @@
 /*
  * What every node type of the palette does the same way in the editor, written once: how it is
- * registered, how it speaks its catalog, the checks its fields share, and the endpoint picker of the
- * nodes bound to an MCP endpoint (tools, resources, prompts). Loaded by each template; loading it
- * again changes nothing.
+ * registered, how it speaks its catalog, the checks its fields share, how a dialog reads its config
+ * node pickers (runtime, storage, sign-in), and the endpoint picker of the nodes bound to an MCP
+ * endpoint (tools, resources, prompts). Loaded by each template; loading it again changes nothing.
  */
 (function () {
     "use strict";
@@ -105,8 +105,6 @@
             });
         },
 
-        catalog: catalog,
-
         /**
          * Registers `type` with Node-RED. `define(t, check)` returns its definition, given its catalog
          * (`t`) and the shared validators (`check`); every node of the palette then shares its palette
@@ -178,7 +176,7 @@
          * endpoint path with the names of the servers on it, and a saved path no server has (marked
          * as such). A node saved before it had an endpoint gets the only endpoint there is.
          */
-        endpointPicker: function (node, type) {
+        endpointPicker: function (node) {
             var select = $("#node-input-endpoint").empty();
             var value = text(node.endpoint) || editor.soleEndpointPath() || "";
             var names = {};
@@ -192,7 +190,7 @@
                 }
             });
             function option(v, key, params) {
-                $("<option></option>").val(v).text(node._(type + ".endpoint." + key, params)).appendTo(select);
+                $("<option></option>").val(v).text(node._(node.type + ".endpoint." + key, params)).appendTo(select);
             }
             option("", "choose");
             option("*", "shared");

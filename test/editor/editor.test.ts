@@ -88,7 +88,7 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(
       await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
       [
-        'bindToSoleEndpoint', 'catalog', 'collapsible', 'configNode', 'editedValue', 'endpointPathProblem', 'endpointPicker', 'endpointsUsing', 'expandTemplate',
+        'bindToSoleEndpoint', 'collapsible', 'configNode', 'editedValue', 'endpointPathProblem', 'endpointPicker', 'endpointsUsing', 'expandTemplate',
         'fitLabels', 'isLoopback', 'isMemoryStorage', 'isSecretEnvName', 'isWholeNumber', 'jsonEditor', 'listEntries', 'listenerUrl', 'oauthBaseUrlProblem',
         'register', 'shownEnvName', 'soleEndpointPath', 'text',
       ],
