@@ -2,11 +2,14 @@
  * Rules the palette's editor templates share, written once for the browser. They mirror the
  * runtime's own checks in lib/ (endpoint paths, loopback hosts, endpoint URLs, the OAuth Base URL
  * rule, secret environment variable names), so what the editor accepts is what the runtime accepts.
- * Each template loads this file; loading it again changes nothing.
+ * Each template loads this file; loading it again changes nothing. The palette's other editor files
+ * (mcp-editor-*.js) add their parts to the same window.flowmcpEditor; Node-RED loads them in no set
+ * order, so none uses another's part while it loads.
  */
 (function () {
     "use strict";
-    if (window.flowmcpEditor) {
+    var editor = window.flowmcpEditor = window.flowmcpEditor || {};
+    if (editor.endpointPathProblem) {
         return;
     }
 
@@ -14,7 +17,7 @@
     var RESERVED_PREFIXES = ["/.well-known", "/oauth"];
     var SECRET_ENV_NAME = /^MCP_[A-Z0-9_]{1,64}$/;
 
-    window.flowmcpEditor = {
+    Object.assign(editor, {
         /**
          * Why `path` is not an endpoint path (lib/mcp/endpoint-path.ts): "invalid", "doubleSlash",
          * "tooLong", "dotSegment" or "reserved"; null when it is one.
@@ -155,5 +158,5 @@
         shownEnvName: function (name, notAName) {
             return /^[A-Z][A-Z0-9_]{0,79}$/.test(name) ? name : notAName;
         }
-    };
+    });
 })();

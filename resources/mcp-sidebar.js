@@ -118,15 +118,16 @@
         });
     }
 
+    /** A state shown in words: its class says the kind and the value (styled below), `attribute` the value. */
+    function badge(kind, attribute, value, text) {
+        return $("<span></span>").addClass(kind + " " + kind + "-" + value).attr(attribute, value).text(text);
+    }
+
     /** One endpoint's card; without `withTry` only the parts an in-place update replaces. */
     function renderEndpoint(endpoint, withTry) {
         var card = $('<div class="flowmcp-endpoint"></div>').attr("data-endpoint-id", endpoint.id);
         var header = $('<div class="flowmcp-endpoint-header"></div>').appendTo(card);
-        $('<span class="flowmcp-state"></span>')
-            .addClass("flowmcp-state-" + endpoint.state)
-            .attr("data-state", endpoint.state)
-            .text(t("state." + endpoint.state))
-            .appendTo(header);
+        badge("flowmcp-state", "data-state", endpoint.state, t("state." + endpoint.state)).appendTo(header);
         $('<span class="flowmcp-endpoint-name"></span>').text(endpoint.name).appendTo(header);
         $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-show-node"><i class="fa fa-search"></i></button>')
             .attr("title", t("showNode"))
@@ -440,11 +441,7 @@
     function showOutcome(output, outcome) {
         output.empty();
         var head = $('<div class="flowmcp-try-head"></div>').appendTo(output);
-        $('<span class="flowmcp-try-status"></span>')
-            .addClass("flowmcp-try-status-" + outcome.status)
-            .attr("data-status", outcome.status)
-            .text(t("try.status." + outcome.status))
-            .appendTo(head);
+        badge("flowmcp-try-status", "data-status", outcome.status, t("try.status." + outcome.status)).appendTo(head);
         $('<span class="flowmcp-try-duration"></span>').text(t("try.duration", { ms: formatMs(outcome.durationMs) })).appendTo(head);
         if (outcome.error) {
             $('<div class="flowmcp-error flowmcp-try-protocol-error"></div>').text(outcome.error.message + " (" + outcome.error.code + ")").appendTo(output);

@@ -1,7 +1,8 @@
 // The mcp-flow-server dialog's "Edge relaying" section in the real Node-RED editor (packed palette,
 // headless Chromium): an endpoint saved before edge relaying loads valid with the section closed, each
 // field refuses what parseFlowServerConfig refuses with the catalog's words, the sites need a storage
-// (and a memory one is called out), and what was typed is what the node saves.
+// (and a memory one is called out), and what was typed is what the node saves. The endpoint's other
+// number fields (the shared whole-number check) are held to the runtime the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
@@ -23,6 +24,25 @@ const skip = chromiumMissing();
 const text = catalogFile('en-US', 'mcp-flow-server');
 const say = (key: string, params: Record<string, string> = {}) =>
   Object.entries(params).reduce((line, [name, value]) => line.replace(`__${name}__`, value), text.get(key)!);
+
+type Fields = Record<string, unknown[]>;
+
+/** Each value as the runtime judges it: accepted (true), or the catalog text of its failure code. */
+function runtimeVerdicts(fields: Fields): Record<string, unknown[]> {
+  const verdict = (field: string, value: unknown) => {
+    try {
+      parseFlowServerConfig({ [field]: value });
+      return true;
+    } catch (error) {
+      assert.ok(error instanceof McpPaletteError);
+      return say(`errors.${catalogKey(error.code)}`);
+    }
+  };
+  const verdicts = Object.fromEntries(Object.entries(fields).map(([field, values]) => [field, values.map((value) => verdict(field, value))]));
+  // The runtime refuses something of every field, so a comparison with the editor can fail.
+  for (const each of Object.values(verdicts)) assert.ok(each.includes(true) && each.some((one) => one !== true));
+  return verdicts;
+}
 
 describe('Node-RED editor: edge relaying on mcp server', () => {
   let nodeRed: NodeRedProcess | undefined;
@@ -53,26 +73,13 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     }, SERVER);
     assert.deepEqual(old, { edgeSite: undefined, hubSites: undefined, valid: true, tab: TAB });
 
-    // Each value as the runtime judges it: accepted (true), or the catalog text of its failure code.
     const FIELDS = {
       edgeSite: [undefined, '', 'plant-a', ' plant-a ', 'Plant-A', '-a', 'a'.repeat(32), 'a'.repeat(33), 'plant_a'],
       hubSites: [undefined, '', 'plant-a, plant-b', 'plant-a plant-b,, plant-c', 'plant-a, Plant-B', 'a'.repeat(33)],
       edgeNaming: [undefined, '', '{site}.{tool}', '{tool}@{site}', '{tool}', '{site}', `{site}.{tool}${'x'.repeat(51)}`, `{site}.{tool}${'x'.repeat(52)}`],
       maxPendingPerSite: [undefined, '', '1', 32, '10000', '0', '10001', '2.5', 'eight'],
     };
-    const runtimeVerdict = (field: string, value: unknown) => {
-      try {
-        parseFlowServerConfig({ [field]: value });
-        return true;
-      } catch (error) {
-        assert.ok(error instanceof McpPaletteError);
-        return say(`errors.${catalogKey(error.code)}`);
-      }
-    };
-    const expected = Object.fromEntries(Object.entries(FIELDS).map(([field, values]) => [field, values.map((value) => runtimeVerdict(field, value))]));
-    // The runtime refuses something of every field, so the comparison below can fail.
-    for (const verdicts of Object.values(expected)) assert.ok(verdicts.includes(true) && verdicts.some((verdict) => verdict !== true));
-
+    const expected = runtimeVerdicts(FIELDS);
     const editor = await p.evaluate((fields) => {
       const defaults = RED.nodes.getType('mcp-flow-server').defaults;
       // A node outside the dialog is judged by what it saved, as on import and deploy.
@@ -84,6 +91,23 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     // The runtime takes sites without a storage and relays nothing; the editor says so.
     assert.equal(editor.siteWithoutStorage, say('errors.edgeNeedsStorage'));
     assert.equal(editor.sitesWithoutStorage, say('errors.edgeNeedsStorage'));
+  });
+
+  it('checks the whole-number fields as the runtime does: missing, null or empty is the default, spaces are not', { skip }, async () => {
+    const blankOrBad = [undefined, null, '', '  ', [], '7', ' 7 ', 7, '0', '2.5', 'eight'];
+    const FIELDS: Fields = {
+      maxStreams: [...blankOrBad, '100000', '100001'],
+      maxTasks: [...blankOrBad, '10000', '10001'],
+      maxTasksPerCaller: [...blankOrBad, '10000', '10001'],
+      taskTtl: [...blankOrBad, '60', '59', '604800', '604801'],
+      maxTaskResultKb: [...blankOrBad, '1024', '1025'],
+      maxPendingPerSite: [...blankOrBad, '10000', '10001'],
+    };
+    const editor = await page().evaluate((fields) => {
+      const defaults = RED.nodes.getType('mcp-flow-server').defaults;
+      return Object.fromEntries(Object.entries(fields).map(([field, values]) => [field, values.map((value) => defaults[field].validate.call({}, value, {}))]));
+    }, FIELDS);
+    assert.deepEqual(editor, runtimeVerdicts(FIELDS));
   });
 
   it('opens the section closed, marks bad values and a missing storage, and saves what was typed', { skip }, async () => {

@@ -84,10 +84,14 @@ describe('Node-RED editor with the example flow', () => {
       codeEditor: typeof monaco !== 'undefined' ? 'monaco' : typeof ace !== 'undefined' ? 'ace' : 'none',
     }));
     t.diagnostic(`Node-RED ${editor.version} on Node ${process.version}, code editor: ${editor.codeEditor}`);
-    // The templates' shared rules come from the package's resources/ folder.
+    // The templates' shared rules and form parts come from the package's resources/ folder.
     assert.deepEqual(
       await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
-      ['endpointPathProblem', 'fitLabels', 'isLoopback', 'isSecretEnvName', 'listenerUrl', 'oauthBaseUrlProblem', 'shownEnvName', 'soleEndpointPath'],
+      [
+        'bindToSoleEndpoint', 'collapsible', 'configNode', 'editedValue', 'endpointPathProblem', 'endpointPicker', 'endpointsUsing', 'expandTemplate',
+        'fitLabels', 'isLoopback', 'isMemoryStorage', 'isSecretEnvName', 'isWholeNumber', 'jsonEditor', 'listEntries', 'listenerUrl', 'oauthBaseUrlProblem',
+        'register', 'shownEnvName', 'soleEndpointPath', 'text',
+      ],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
     await category.waitFor({ state: 'visible', ...WAIT });
@@ -362,6 +366,45 @@ describe('Node-RED editor with the example flow', () => {
       return { toolName: node.toolName, valid: node.valid, dirty: RED.nodes.dirty() };
     }, GREET);
     assert.deepEqual(restored, { toolName: 'greet', valid: true, dirty: false });
+  });
+
+  it('every validator of the palette speaks: a value a check refuses marks the node with the check\'s catalog message', { skip }, async () => {
+    const p = page();
+    // Node-RED shows a validator's message only when the validator takes (value, options); a text
+    // returned by a one-parameter validator counts as "valid".
+    const quiet = await p.evaluate(() => {
+      const found: string[] = [];
+      for (const type of ['mcp-flow-server', 'mcp-tool-registry', 'mcp-resource', 'mcp-prompt', 'mcp-server-metrics', 'mcp-runtime', 'mcp-redis', 'mcp-auth']) {
+        const def = RED.nodes.getType(type);
+        for (const [field, spec] of Object.entries<any>({ ...def.defaults, ...def.credentials })) {
+          if (typeof spec.validate === 'function' && spec.validate.length !== 2) found.push(`${type}.${field}`);
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(quiet, []);
+    const marked = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      const saved = { taskSupport: node.taskSupport, asks: node.asks, timeout: node.timeout };
+      const judge = (changes: object) => {
+        Object.assign(node, saved, changes);
+        RED.editor.validateNode(node);
+        return { valid: node.valid, errors: node.validationErrors };
+      };
+      // A tool saved before "Run as task" existed has none, and its dialog's select reads null: both are "never".
+      const verdicts = [judge({ taskSupport: null }), judge({ taskSupport: 'sometimes' }), judge({ asks: 'elicitation,telepathy' }), judge({ timeout: '0' })];
+      judge({});
+      return { verdicts, restored: node.valid };
+    }, GREET);
+    assert.deepEqual(marked, {
+      verdicts: [
+        { valid: true, errors: [] },
+        { valid: false, errors: [toolText.errors.invalidTaskSupport] },
+        { valid: false, errors: [toolText.errors.invalidAsks.replace('__name__', 'telepathy')] },
+        { valid: false, errors: [toolText.errors.invalidTimeout] },
+      ],
+      restored: true,
+    });
   });
 
   it('stores "Asks the client" as one comma-separated field, and offers "Only clients that can answer" only when something is ticked and "Ask before it becomes a task" only for a task', { skip }, async () => {

@@ -76,6 +76,27 @@ function helpText(lang: string, type: string): string {
     .trim();
 }
 
+/**
+ * The catalog keys of the rows a template marks for the shared form code (resources/mcp-editor-form.js
+ * writes them out): a row's label, placeholder, unit and options, a tip, a section's title.
+ */
+function sharedRowKeys(template: string): string[] {
+  const keys: string[] = [];
+  for (const [tag] of template.matchAll(/<div [^>]*data-(?:field|label|tip|section)\b[^>]*>/g)) {
+    const attribute = (name: string) => new RegExp(` data-${name}(?:="([^"]*)")?[ >]`).exec(tag);
+    const value = (name: string) => attribute(name)?.[1];
+    const label = value('label') ?? value('field');
+    if (label !== undefined && !attribute('section')) keys.push(`label.${label}`);
+    const placeholder = attribute('placeholder');
+    if (placeholder) keys.push(`placeholder.${placeholder[1] || label}`);
+    if (value('unit')) keys.push(`label.${value('unit')}`);
+    if (value('tip')) keys.push(`tip.${value('tip')}`);
+    if (value('title')) keys.push(value('title')!);
+    for (const option of (value('options') ?? '').split(' ').filter(Boolean)) keys.push(`${value('field')}.${option.split(':')[1] || option.split(':')[0]}`);
+  }
+  return keys;
+}
+
 describe('editor languages', () => {
   it('has an en-US catalog and help page for every node type', () => {
     for (const type of nodeTypes) {
@@ -138,10 +159,12 @@ describe('editor languages', () => {
         .filter((file) => file.endsWith('.html') || file.endsWith('.ts'))
         .map((file) => readFileSync(join(root, 'nodes', type, file), 'utf8'))
         .join('\n');
-      // Literal keys only: data-i18n="type.key", "[placeholder]type.key", and _("type.key") / t("key") calls.
+      // Literal keys: data-i18n="type.key", "[placeholder]type.key", and _("type.key") / t("key") calls;
+      // and the keys of the rows the shared form code writes from a template's data- attributes.
       const keys = new Set<string>();
       for (const match of sources.matchAll(new RegExp(`(?:\\]|"|'|\`)${type}\\.([A-Za-z0-9.]+)(?="|'|\`)`, 'g'))) keys.add(match[1]!);
       for (const match of sources.matchAll(/\bt\((?:"|')([A-Za-z0-9]+\.[A-Za-z0-9.]+)(?:"|')/g)) keys.add(match[1]!);
+      for (const key of sharedRowKeys(sources)) keys.add(key);
       for (const key of keys) {
         // Icon files and admin permissions share the type's prefix but are not catalog keys.
         if (key.endsWith('.') || key === 'svg' || key === 'write' || key === 'read') continue;
