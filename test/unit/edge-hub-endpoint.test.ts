@@ -27,6 +27,9 @@ describe('a hub endpoint and its edge sites', () => {
   const clients: Client[] = [];
   /** The calls the hub sent each site, as the site's edge would receive them. */
   let calls: Array<{ site: string; message: any }>;
+  let heardCall: (() => void) | undefined;
+  /** Resolves when the next call reaches a site (ask before making the call). */
+  const nextCall = () => new Promise<void>((resolve) => (heardCall = resolve));
 
   const announce = async (site: string, instance: string, tools = [offered('x')]) => {
     await store.publish(siteChannel(site, 'announce'), JSON.stringify({ t: 'announce', site, instance, tools }));
@@ -61,7 +64,12 @@ describe('a hub endpoint and its edge sites', () => {
       edgeStore: store,
     });
     await controller.start();
-    for (const site of ['plant-a', 'plant-b']) store.subscribe(siteChannel(site, 'calls'), (message) => calls.push({ site, message: JSON.parse(message) }));
+    for (const site of ['plant-a', 'plant-b']) {
+      store.subscribe(siteChannel(site, 'calls'), (message) => {
+        calls.push({ site, message: JSON.parse(message) });
+        heardCall?.();
+      });
+    }
   });
   after(async () => {
     for (const open of clients) await open.close().catch(() => undefined);
@@ -93,8 +101,9 @@ describe('a hub endpoint and its edge sites', () => {
       await assert.rejects(on.callTool({ name: 'plant-a.never', arguments: {} }), /Unknown tool "plant-a\.never"/);
       // Back, the site's tool is called as before.
       await announce('plant-a', 'a2');
+      const arrived = nextCall();
       const call = on.callTool({ name: 'plant-a.x', arguments: {} });
-      for (let turn = 0; calls.length === 0 && turn < 1_000; turn += 1) await flush();
+      await arrived;
       assert.equal(calls[0]?.message.instance, 'a2');
       await store.publish(siteChannel('plant-a', 'answers'), JSON.stringify({ t: 'answer', id: calls[0]!.message.id, result: 'opened' }));
       assert.equal(text(await call), 'opened');
@@ -105,8 +114,9 @@ describe('a hub endpoint and its edge sites', () => {
     const on = await client('modern');
     await announce('plant-a', 'a1');
     await names(on);
+    const arrived = nextCall();
     const pending = on.callTool({ name: 'plant-a.x', arguments: {} });
-    for (let turn = 0; calls.length === 0 && turn < 1_000; turn += 1) await flush();
+    await arrived;
     assert.equal(calls[0]?.message.instance, 'a1');
     await announce('plant-a', 'a2');
     const result = await pending;
