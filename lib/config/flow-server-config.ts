@@ -1,3 +1,4 @@
+import { namingProblem } from '../edge/edge-naming.js';
 import { SITE_PATTERN } from '../edge/edge-protocol.js';
 import { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.js';
@@ -72,7 +73,8 @@ const flowServerSchema = z.object({
   hubSites: z.string().default('').transform((text) => [...new Set(text.split(/[\s,]+/).filter(Boolean))])
     .refine((sites) => sites.every((site) => SITE_PATTERN.test(site))),
   edgeNaming: z.string().trim().default(DEFAULT_EDGE_NAMING).transform((naming) => (naming === '' ? DEFAULT_EDGE_NAMING : naming))
-    .refine((naming) => naming.includes('{tool}') && naming.includes('{site}') && naming.length <= 64),
+    // A pattern under which two sites could give one hub name would let one site take over or deny another's tools.
+    .refine((naming) => namingProblem(naming) === undefined),
   maxPendingPerSite: wholeNumber(DEFAULTS.maxConcurrentCalls, 1, DEFAULTS.maxConcurrentCallsLimit),
 });
 

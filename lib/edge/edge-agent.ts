@@ -27,13 +27,16 @@ const REMEMBERED_CALLS = 10_000;
 
 /**
  * The edge side of relaying for one endpoint: it announces the endpoint's tools on its site's
- * channel every EDGE_HEARTBEAT_MS (the heartbeat hubs judge liveness by), takes calls and cancels
- * from its site's calls channel, and publishes each answer on its site's answers channel. The edge
- * connects out to Redis only: it needs no inbound port.
+ * channel every EDGE_HEARTBEAT_MS (the heartbeat hubs judge liveness by) and as soon as its storage
+ * is connected, takes the calls sent to this instance and cancels from its site's calls channel, and
+ * publishes each answer on its site's answers channel. The edge connects out to Redis only: it needs
+ * no inbound port. Its goodbye goes out when it closes or when its storage does, whichever is first.
  */
 export class EdgeAgent {
   readonly instance = randomBytes(8).toString('hex');
   private readonly unsubscribe: () => void;
+  private readonly stopWatchingStorage: () => void;
+  private readonly cancelGoodbye: () => void;
   private readonly timer: NodeJS.Timeout;
   private readonly seen = new Set<string>();
   private readonly throttle = new LogThrottle(60_000);
@@ -43,13 +46,17 @@ export class EdgeAgent {
 
   constructor(private readonly options: EdgeAgentOptions) {
     this.unsubscribe = options.store.subscribe(siteChannel(options.site, 'calls'), (text) => this.received(text));
+    // Node-RED may close the storage node before this endpoint's own (asynchronous) close says goodbye.
+    this.cancelGoodbye = options.store.publishOnClose(siteChannel(options.site, 'announce'), JSON.stringify(this.farewell()));
+    // A store still connecting (every start) or reconnecting would lose the announcement: it goes out once connected.
+    this.stopWatchingStorage = options.store.onState((state) => (state === 'ready' ? this.announce() : undefined));
     this.timer = setInterval(() => this.announce(), EDGE_HEARTBEAT_MS).unref();
     this.announce();
   }
 
-  /** Tells hubs at once (after a deploy), rather than at the next heartbeat. */
+  /** Tells hubs at once (after a deploy), rather than at the next heartbeat; nothing while the storage is not connected. */
   announce(): void {
-    if (this.closed) return;
+    if (this.closed || this.options.store.state !== 'ready') return;
     const catalog = this.options.catalog();
     // A catalog is rebuilt, never changed in place: the heartbeat of an unchanged one reuses its text.
     if (this.announced?.catalog !== catalog) this.announced = { catalog, text: JSON.stringify(this.announcement(catalog)) };
@@ -74,8 +81,13 @@ export class EdgeAgent {
     this.closed = true;
     clearInterval(this.timer);
     this.unsubscribe();
-    const farewell: Farewell = { t: 'bye', site: this.options.site, instance: this.instance };
-    await this.options.store.publish(siteChannel(this.options.site, 'announce'), JSON.stringify(farewell)).catch(() => undefined);
+    this.stopWatchingStorage();
+    this.cancelGoodbye();
+    await this.options.store.publish(siteChannel(this.options.site, 'announce'), JSON.stringify(this.farewell())).catch(() => undefined);
+  }
+
+  private farewell(): Farewell {
+    return { t: 'bye', site: this.options.site, instance: this.instance };
   }
 
   private received(text: string): void {
@@ -83,6 +95,8 @@ export class EdgeAgent {
     if (!parsed.ok) return this.warn('bad', `a message on the calls channel of site ${this.options.site} was ignored: ${parsed.problem}`);
     const message = parsed.value;
     if (message.t === 'cancel') return this.options.withdraw(message.id);
+    // Sent to another instance of this site (the one before a restart): the hub ends it on hearing this one.
+    if (message.instance !== undefined && message.instance !== this.instance) return;
     // At most once: a call id seen before (a duplicate delivery) is not run again.
     if (this.seen.has(message.id)) return;
     this.seen.add(message.id);

@@ -5,7 +5,8 @@ import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import type { Store } from '../storage/store.js';
-import { EDGE_STALE_MS, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type RelayedCaller } from './edge-protocol.js';
+import { hubToolName } from './edge-naming.js';
+import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type RelayedCaller } from './edge-protocol.js';
 
 /** A tool of an edge as the hub serves it: where to send its calls. */
 export interface RelayTarget {
@@ -16,6 +17,8 @@ export interface RelayTarget {
 
 interface Site {
   instance: string;
+  /** The instance before `instance`: one that speaks up again is a second edge for the site, not a restart. */
+  previousInstance: string | undefined;
   lastSeen: number;
   /** Of the announcement the tools were built from: an unchanged one only refreshes `lastSeen`. */
   fingerprint: string;
@@ -41,6 +44,18 @@ export interface EdgeHubOptions {
   readonly failSite: (site: string, message: string) => void;
 }
 
+/** A pending call: the site it went to, and the instance of that site it was sent to. */
+interface PendingCall {
+  readonly site: string;
+  readonly instance: string;
+}
+
+/** A tool of a site the hub forgot: a call to it is told the site is offline, not that the tool is unknown. */
+interface OfflineTool {
+  readonly site: string;
+  readonly why: string;
+}
+
 /** A hub cannot rebuild a site's tools more often than this, whatever the edge sends. */
 const MIN_REBUILD_INTERVAL_MS = 1_000;
 
@@ -49,12 +64,16 @@ const MIN_REBUILD_INTERVAL_MS = 1_000;
  * keeps the tools each live site announced (compiled once per change, like declared tools), sends
  * calls and cancels to the site's channel and hands answers to the endpoint's broker. A site that
  * stops announcing for EDGE_STALE_MS, or says goodbye, disappears from the catalog and its pending
- * calls end at once with an error naming it.
+ * calls end at once with an error naming it; so do the calls pending on a site's instance when a new
+ * instance announces itself (the edge restarted: the old one will never answer). A call to a tool of
+ * a forgotten site is told that site is offline until the site is back (or the hub endpoint stops).
  */
 export class EdgeHub {
   private readonly sites = new Map<string, Site>();
-  /** executionId → site, for the pending calls sent to an edge. */
-  private readonly pending = new Map<string, string>();
+  /** executionId → where it went, for the pending calls sent to an edge. */
+  private readonly pending = new Map<string, PendingCall>();
+  /** Hub name → its forgotten site: at most the configured sites' last announced tools. */
+  private readonly offlineTools = new Map<string, OfflineTool>();
   private readonly unsubscribers: Array<() => void> = [];
   private readonly staleTimer: NodeJS.Timeout;
   private readonly throttle = new LogThrottle(60_000);
@@ -77,6 +96,13 @@ export class EdgeHub {
     return new Map([...this.sites].map(([name, site]) => [name, site.tools.length]));
   }
 
+  /** The site of `toolName` when it is a tool of a site that went away, and what to tell its caller. */
+  offline(toolName: string): { readonly site: string; readonly message: string } | undefined {
+    const tool = this.offlineTools.get(toolName);
+    if (!tool) return undefined;
+    return { site: tool.site, message: `Site ${tool.site} is offline (${tool.why}): tool "${toolName}" is back when its edge Node-RED announces it again.` };
+  }
+
   /**
    * Sends one call to its site. Throws (the broker ends the call with that error) when the site is
    * not live or has too many calls pending; a storage failure ends it the same way, at once.
@@ -88,9 +114,9 @@ export class EdgeHub {
     // Who is calling, and nothing else of the hub's context, becomes msg.mcp on the edge.
     const { subject, email, groups, client } = caller;
     const who: RelayedCaller = { ...(subject !== undefined ? { subject } : {}), ...(email !== undefined ? { email } : {}), ...(groups !== undefined ? { groups } : {}), ...(client !== undefined ? { client } : {}) };
-    const message: CallMessage = { t: 'call', id: request.executionId, tool: target.tool, arguments: request.arguments, caller: who, hub: this.options.endpoint, protocolVersion };
+    const message: CallMessage = { t: 'call', id: request.executionId, instance: site.instance, tool: target.tool, arguments: request.arguments, caller: who, hub: this.options.endpoint, protocolVersion };
     site.pending += 1;
-    this.pending.set(request.executionId, target.site);
+    this.pending.set(request.executionId, { site: target.site, instance: site.instance });
     const fail = (why: string) => {
       if (!this.release(request.executionId)) return;
       this.options.deliver(request.executionId, { content: [{ type: 'text', text: `Site ${target.site} could not be reached: ${why}.` }], isError: true });
@@ -105,10 +131,10 @@ export class EdgeHub {
 
   /** The hub gave up on a call (time-out, client cancel, stop): the edge learns it and drops its answer. */
   withdraw(executionId: string, reason: string): void {
-    const site = this.pending.get(executionId);
-    if (!site || !this.release(executionId)) return;
+    const call = this.pending.get(executionId);
+    if (!call || !this.release(executionId)) return;
     const message: CancelMessage = { t: 'cancel', id: executionId, reason };
-    this.options.store.publish(siteChannel(site, 'calls'), JSON.stringify(message)).catch(() => undefined);
+    this.options.store.publish(siteChannel(call.site, 'calls'), JSON.stringify(message)).catch(() => undefined);
   }
 
   /** Withdraws every call still pending (the hub endpoint stops or is redeployed), then stops listening. */
@@ -118,6 +144,7 @@ export class EdgeHub {
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.sites.clear();
     this.pending.clear();
+    this.offlineTools.clear();
   }
 
   private heard(siteName: string, text: string): void {
@@ -139,20 +166,49 @@ export class EdgeHub {
       return;
     }
     if (message.t !== 'announce') return;
-    if (known && known.instance !== message.instance && now - known.lastSeen < EDGE_STALE_MS / 2) {
-      this.refuse(siteName, `two Node-RED instances announce site ${siteName}; run one edge per site name (calls go to both)`);
+    const restarted = known !== undefined && known.instance !== message.instance;
+    if (restarted) {
+      // The instance before the current one is alive: two edges speak for the site. The newer one keeps it.
+      if (message.instance === known.previousInstance) return this.refuse(siteName, `two Node-RED instances announce site ${siteName}; calls go to the one that started last (run one edge per site name)`);
+      this.restarted(siteName, known, message.instance, now);
     }
-    // A flood of changing announcements costs one rebuild a second at most.
-    if (known && now - known.builtAt < MIN_REBUILD_INTERVAL_MS) return this.refuse(siteName, `site ${siteName} announces changed tools faster than once a second; the extra announcements were ignored`);
+    // A flood of changing announcements costs one rebuild a second at most (a new instance's tools wait for its next heartbeat).
+    if (known && now - known.builtAt < MIN_REBUILD_INTERVAL_MS) {
+      if (!restarted) this.refuse(siteName, `site ${siteName} announces changed tools faster than once a second; the extra announcements were ignored`);
+      return;
+    }
     const tools = this.build(siteName, message);
-    this.sites.set(siteName, { instance: message.instance, lastSeen: now, fingerprint, builtAt: now, tools, pending: known?.pending ?? 0 });
+    this.sites.set(siteName, { instance: message.instance, previousInstance: known?.previousInstance, lastSeen: now, fingerprint, builtAt: now, tools, pending: known?.pending ?? 0 });
+    for (const [name, tool] of this.offlineTools) if (tool.site === siteName) this.offlineTools.delete(name);
     this.options.onToolsChanged();
+  }
+
+  /**
+   * A new instance of a site announced itself (its edge was restarted, faster than the hub forgets a
+   * silent site): the calls sent to the instance before can never be answered, since an instance
+   * runs only the calls sent to it. They end now, not at their time limits.
+   */
+  private restarted(siteName: string, site: Site, instance: string, now: number): void {
+    const ended: string[] = [];
+    for (const [id, call] of this.pending) if (call.site === siteName && call.instance === site.instance) ended.push(id);
+    site.previousInstance = site.instance;
+    site.instance = instance;
+    site.lastSeen = now;
+    // The tools were built from the instance before's announcement: neither its heartbeat nor the new
+    // one's may pass as unchanged now.
+    site.fingerprint = '';
+    if (ended.length === 0) return;
+    this.options.logger.warn(`site ${siteName} restarted (a new instance announced itself): ${ended.length} call(s) pending on the one before ended`);
+    for (const id of ended) {
+      if (!this.release(id)) continue;
+      this.options.deliver(id, { content: [{ type: 'text', text: `Site ${siteName} restarted before answering: the edge Node-RED the call was sent to was replaced by a new instance.` }], isError: true });
+    }
   }
 
   private build(siteName: string, announcement: Announcement): ToolDefinition[] {
     const tools: ToolDefinition[] = [];
     for (const offered of announcement.tools) {
-      const name = this.options.naming.replaceAll('{site}', siteName).replaceAll('{tool}', offered.listing.name);
+      const name = hubToolName(this.options.naming, siteName, offered.listing.name);
       try {
         if (!TOOL_NAME_PATTERN.test(name)) throw new Error(`its hub name ${JSON.stringify(name.slice(0, 140))} is not a valid tool name`);
         tools.push({ ...definitionOf(name, offered), relay: { site: siteName, tool: offered.listing.name } });
@@ -168,23 +224,23 @@ export class EdgeHub {
     if (!parsed.ok || parsed.value.t !== 'answer') {
       // An oversized answer still names its call: end that call with a clear error rather than at its time limit.
       const id = /"id"\s*:\s*"([0-9a-f]{32})"/.exec(text.slice(0, 200))?.[1];
-      if (id && this.pending.get(id) === siteName && this.release(id)) {
+      if (id && this.pending.get(id)?.site === siteName && this.release(id)) {
         this.options.deliver(id, { content: [{ type: 'text', text: `Site ${siteName} sent an answer the hub refused: ${parsed.ok ? 'not an answer' : parsed.problem}.` }], isError: true });
       }
       return this.refuse(siteName, `an answer from site ${siteName} was refused: ${parsed.ok ? 'not an answer' : parsed.problem}`);
     }
     const { id, result } = parsed.value;
     // Only the site the call went to may answer it; anything else is late, repeated or forged.
-    if (this.pending.get(id) !== siteName) return;
+    if (this.pending.get(id)?.site !== siteName) return;
     this.release(id);
     this.options.deliver(id, result);
   }
 
   private release(executionId: string): boolean {
-    const siteName = this.pending.get(executionId);
-    if (siteName === undefined) return false;
+    const call = this.pending.get(executionId);
+    if (call === undefined) return false;
     this.pending.delete(executionId);
-    const site = this.sites.get(siteName);
+    const site = this.sites.get(call.site);
     if (site) site.pending = Math.max(0, site.pending - 1);
     return true;
   }
@@ -192,13 +248,16 @@ export class EdgeHub {
   private forgetStale(): void {
     const now = Date.now();
     for (const [name, site] of this.sites) {
-      if (now - site.lastSeen > EDGE_STALE_MS) this.forget(name, `site ${name} stopped answering (no announcement for ${Math.round(EDGE_STALE_MS / 1000)} s)`);
+      if (now - site.lastSeen > EDGE_STALE_MS) this.forget(name, `site ${name} stopped answering (no announcement for ${EDGE_STALE_TEXT})`);
     }
   }
 
   private forget(siteName: string, why: string): void {
-    if (!this.sites.delete(siteName)) return;
-    for (const [id, site] of [...this.pending]) if (site === siteName) this.pending.delete(id);
+    const site = this.sites.get(siteName);
+    if (!site) return;
+    this.sites.delete(siteName);
+    for (const tool of site.tools) this.offlineTools.set(tool.name, { site: siteName, why });
+    for (const [id, call] of [...this.pending]) if (call.site === siteName) this.pending.delete(id);
     this.options.logger.warn(`${why}: its tools are withdrawn from ${this.options.endpoint}`);
     this.options.failSite(siteName, `Site ${siteName} went away before answering (${why}).`);
     this.options.onToolsChanged();

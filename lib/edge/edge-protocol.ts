@@ -16,6 +16,8 @@ export const SITE_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 /** An edge announces its tools this often; a hub forgets a site it has not heard from in EDGE_STALE_MS. */
 export const EDGE_HEARTBEAT_MS = 2_000;
 export const EDGE_STALE_MS = 3 * EDGE_HEARTBEAT_MS + 500;
+/** EDGE_STALE_MS as logs, the README and the help say it ("6.5 s"): one figure everywhere. */
+export const EDGE_STALE_TEXT = `${EDGE_STALE_MS / 1000} s`;
 /** Limits on what an edge may send a hub: an edge is untrusted input. */
 export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;
 /**
@@ -65,6 +67,12 @@ export interface CallMessage {
   readonly t: 'call';
   /** The hub's executionId: unguessable, so an answer for it can only come from the site that got it. */
   readonly id: string;
+  /**
+   * The instance of the site the hub sends it to (the one it last heard announce): another instance
+   * does not run it, so a hub that hears a new instance knows the calls sent before will never be
+   * answered. Absent from hubs of before this field: every instance runs those.
+   */
+  readonly instance?: string;
   readonly tool: string;
   readonly arguments: Record<string, unknown>;
   readonly caller: RelayedCaller;
@@ -129,6 +137,7 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
     value: {
       t: 'call',
       id: value['id'],
+      ...(typeof value['instance'] === 'string' ? { instance: value['instance'] } : {}),
       tool: value['tool'],
       arguments: value['arguments'],
       caller,

@@ -161,10 +161,13 @@ export class EndpointController {
     const schemes = securitySchemesFor(settings.access, access.auth?.scopes);
     // A clash is said once, not again at every rebuild while it lasts (an edge announces every 2 s).
     const clashes = new Set<string>();
-    const catalog = tools.catalogFor(settings.path, builtInTools, schemes, this.edgeHub?.tools() ?? [], (tool) => {
-      const key = `${tool.relay?.site} ${tool.name}`;
+    const catalog = tools.catalogFor(settings.path, builtInTools, schemes, this.edgeHub?.tools() ?? [], (tool, reason) => {
+      const key = `${tool.relay?.site} ${tool.name} ${reason}`;
+      const said = clashes.has(key) || this.edgeClashes.has(key);
       clashes.add(key);
-      if (!this.edgeClashes.has(key)) this.options.logger.warn(`edge tool ${tool.name} of site ${tool.relay?.site} was refused on ${settings.path}: a tool of that name is declared here`);
+      if (said) return;
+      const why = reason === 'taken' ? 'a tool of that name is declared here' : 'another edge tool has the same name on this hub, so neither is served';
+      this.options.logger.warn(`edge tool ${tool.name} of site ${tool.relay?.site} was refused on ${settings.path}: ${why}`);
     });
     this.edgeClashes = clashes;
     return catalog;

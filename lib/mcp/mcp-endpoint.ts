@@ -83,6 +83,8 @@ export interface ExecutionContext extends CallerIdentity {
 export interface EdgeRelay {
   send(request: ExecutionRequest, target: { readonly site: string; readonly tool: string }, caller: CallerIdentity, protocolVersion: string): void;
   withdraw(executionId: string, reason: string): void;
+  /** A tool of a site that went away (and is not back): its site, and what to tell the caller. */
+  offline(toolName: string): { readonly site: string; readonly message: string } | undefined;
 }
 
 export type CallOutcome =
@@ -739,6 +741,9 @@ export class McpEndpoint {
     const name = request.params.name;
     const tool = catalog.find(name);
     if (!tool) {
+      // A tool of an edge site that has just gone away: the model is told the site is offline.
+      const offline = this.edges?.offline(name);
+      if (offline) return finish(undefined, 'error', toolError(offline.message), { tool: name, site: offline.site })!;
       // A protocol fault, not a tool failure: MCP and the official SDK answer it with -32602.
       finish(undefined, 'unknown_tool', undefined);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);

@@ -37,14 +37,15 @@ export class ToolRegistry {
   /**
    * `builtIn` tools (get_flow) join the catalog; a declared tool with the same name gives way.
    * `lowerPrecedence` tools (a hub's edge tools) join last: one whose name is taken is left out and
-   * handed to `onRefused`.
+   * handed to `onRefused` as `taken`; a name two of them claim is served by neither (`claimed_twice`),
+   * never by whichever comes first.
    */
   catalogFor(
     path: string,
     builtIn: readonly ToolDefinition[] = [],
     securitySchemes?: readonly SecurityScheme[],
     lowerPrecedence: readonly ToolDefinition[] = [],
-    onRefused?: (tool: ToolDefinition) => void,
+    onRefused?: (tool: ToolDefinition, reason: 'taken' | 'claimed_twice') => void,
   ): ToolCatalog {
     const taken = new Set(builtIn.map((tool) => tool.name));
     const tools: ToolDefinition[] = [...builtIn];
@@ -53,8 +54,11 @@ export class ToolRegistry {
       tools.push(definition);
       taken.add(definition.name);
     }
+    const claims = new Map<string, number>();
+    for (const tool of lowerPrecedence) claims.set(tool.name, (claims.get(tool.name) ?? 0) + 1);
     for (const tool of lowerPrecedence) {
-      if (taken.has(tool.name)) onRefused?.(tool);
+      if (taken.has(tool.name)) onRefused?.(tool, 'taken');
+      else if (claims.get(tool.name)! > 1) onRefused?.(tool, 'claimed_twice');
       else tools.push(tool);
     }
     return new ToolCatalog(tools, securitySchemes);

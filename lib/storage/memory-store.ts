@@ -29,6 +29,7 @@ export class MemoryStore implements Store {
   private readonly now: () => number;
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
+  private readonly lastWords = new Set<{ readonly channel: StoreKey; readonly message: string }>();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
@@ -136,12 +137,23 @@ export class MemoryStore implements Store {
     };
   }
 
+  publishOnClose(channel: StoreKey, message: string): () => void {
+    assertValue(message);
+    this.prepare(channel);
+    const words = { channel, message };
+    this.lastWords.add(words);
+    return () => void this.lastWords.delete(words);
+  }
+
   /** Memory is always ready, so there is never a change to report. */
   onState(): () => void {
     return NEVER_CHANGES;
   }
 
   async close(): Promise<void> {
+    // Delivered like any publish (after this step), to the listeners subscribed now.
+    if (!this.closed) for (const { channel, message } of this.lastWords) void this.publish(channel, message);
+    this.lastWords.clear();
     this.closed = true;
     clearInterval(this.sweepTimer);
     this.entries.clear();

@@ -83,6 +83,8 @@ export class RedisStore implements Store {
   private subscriber: Redis | undefined;
   private readonly refusedLog = new LogThrottle(60_000);
   private readonly channels = new Map<string, Set<(message: string) => void>>();
+  /** Rendered channel and message of each publishOnClose not cancelled yet. */
+  private readonly lastWords = new Set<{ readonly channel: string; readonly message: string }>();
 
   constructor(options: RedisStoreOptions) {
     this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
@@ -173,6 +175,14 @@ export class RedisStore implements Store {
       this.channels.delete(rendered);
       if (!this.closing) subscriber.unsubscribe(rendered).catch(() => undefined);
     };
+  }
+
+  publishOnClose(channel: StoreKey, message: string): () => void {
+    assertValue(message);
+    const words = { channel: this.render(channel), message };
+    if (this.closing) throw new StorageUnavailableError('closed');
+    this.lastWords.add(words);
+    return () => void this.lastWords.delete(words);
   }
 
   async delete(key: StoreKey): Promise<void> {
@@ -287,9 +297,12 @@ export class RedisStore implements Store {
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STORAGE_DEFAULTS.redisQuitTimeoutMs);
     });
+    // The users' goodbyes go first, and are answered before QUIT (each fails at once when offline).
+    const lastWords = [...this.lastWords].map(({ channel, message }) => this.client.publish(channel, message).catch(() => 0));
+    this.lastWords.clear();
     try {
       // QUIT lets replies in flight arrive; it rejects at once when offline, and may hang on a stuck server.
-      await Promise.race([this.client.quit(), deadline]);
+      await Promise.race([Promise.all(lastWords).then(() => this.client.quit()), deadline]);
     } catch {
       // Offline: nothing to finish, the disconnect below stops the reconnect timer.
     } finally {

@@ -53,6 +53,14 @@ export interface Store {
    * when the connection comes back); throws StorageUnavailableError after close.
    */
   subscribe(channel: StoreKey, listener: (message: string) => void): () => void;
+  /**
+   * Publishes `message` on `channel` when this store is closed, before it lets go of its connection,
+   * unless the returned cancel was called first: the goodbye of a user (an edge) that must go out
+   * whichever closes first, the user or the store. Node-RED calls the close handlers of a deploy or a
+   * shutdown one after the other, so a user's own asynchronous goodbye may find its store closed.
+   * Best effort, like publish: while the backend cannot be reached, nothing goes out.
+   */
+  publishOnClose(channel: StoreKey, message: string): () => void;
   /** Calls listener on every state change (not with the current state). Returns an unsubscribe. */
   onState(listener: (state: StoreState) => void): () => void;
   /** Releases the connection or timer; later operations reject with StorageUnavailableError. */

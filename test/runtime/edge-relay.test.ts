@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
@@ -7,7 +10,7 @@ import { Redis } from 'ioredis';
 import { MAX_ANSWER_BYTES } from '../../lib/edge/edge-protocol.js';
 import { answer, flowServer, oauthServer, oidcAuth, router, runtime, runtimeWithBaseUrl, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { connect, rawRequest, JSON_HEADERS, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { nodeRedPackage, repoRoot, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
@@ -16,7 +19,8 @@ import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 /**
  * One hub Node-RED (a local endpoint and a signed-in one), a second hub, and two edge Node-REDs
  * (sites plant-a and plant-b) that reach one real Redis each as its own ACL user, allowed nothing
- * but publish/subscribe on its own site's channels. A spy connection (the default user) records
+ * but publish/subscribe on its own site's channels. As the README's recipe has it, Redis's default
+ * user is off and the hubs use the README's hub user. A spy connection (an admin user) records
  * every message on the edge channels, so a test can tell what crossed Redis and what never did.
  */
 
@@ -27,6 +31,15 @@ const EDGE_PASSWORD = { 'plant-a': 'plant-a-secret', 'plant-b': 'plant-b-secret'
 /** The minimal ACL an edge's Redis user needs (what this suite proves is enough). */
 const edgeAcl = (site: keyof typeof EDGE_PASSWORD) =>
   `${site} on >${EDGE_PASSWORD[site]} resetchannels &${PREFIX}:edge:${site}:* resetkeys -@all +publish +subscribe +unsubscribe`;
+const ADMIN_PASSWORD = 'admin-secret';
+/** The README's hub user, for this suite's key prefix: what this suite proves is enough for a hub with sign-in. */
+const hubAcl = (() => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const line = /^ACL SETUSER (hub on >\S+ .+)$/m.exec(readme.slice(readme.indexOf('## Tools on edge Node-REDs')))?.[1];
+  assert.ok(line, "the README's edge section gives the hub's ACL user");
+  return line.replaceAll('mcp:', `${PREFIX}:`);
+})();
+const HUB_PASSWORD = /^hub on >(\S+)/.exec(hubAcl)![1]!;
 
 const X_INPUT = { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'], additionalProperties: false };
 const RESPOND = `msg.topic = 'mcp-tool-response';`;
@@ -154,15 +167,17 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
   const listeners = async (name: string) => Number(((await admin.pubsub('NUMSUB', name)) as [string, number])[1]);
 
   before(async () => {
-    redis = await startRedis({ aclUsers: [edgeAcl('plant-a'), edgeAcl('plant-b')] });
+    // The default user off, as the README's recipe turns it off: a client that names no user gets nowhere.
+    redis = await startRedis({ aclUsers: ['default off', `admin on >${ADMIN_PASSWORD} ~* &* +@all`, hubAcl, edgeAcl('plant-a'), edgeAcl('plant-b')] });
     const [hubPort, hub2Port] = [await freePort(), await freePort()];
     hubUrl = `http://127.0.0.1:${hubPort}/hub`;
     signedUrl = `http://127.0.0.1:${hubPort}/signed`;
     hub2Url = `http://127.0.0.1:${hub2Port}/hub`;
     idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`http://127.0.0.1:${hubPort}/oauth/team/callback`] }] });
 
-    admin = new Redis(redis.url);
-    spy = new Redis(redis.url);
+    const adminUrl = `redis://admin:${ADMIN_PASSWORD}@127.0.0.1:${redis.port}`;
+    admin = new Redis(adminUrl);
+    spy = new Redis(adminUrl);
     spy.on('pmessage', (_pattern: string, name: string, message: string) => {
       let parsed: unknown;
       try {
@@ -174,7 +189,7 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
     });
     await spy.psubscribe(`${PREFIX}:edge:*`);
 
-    const hubEnv = { MCP_TEST_REDIS_URL: redis.url, MCP_TEST_SECRET: SECRET };
+    const hubEnv = { MCP_TEST_REDIS_URL: `redis://hub:${HUB_PASSWORD}@127.0.0.1:${redis.port}`, MCP_TEST_SECRET: SECRET };
     [hub, hub2, plantA, plantB] = await Promise.all([
       startNodeRed(hubFlows(hubPort, idp.issuer), { env: hubEnv, credentials: { auth: { oidcRefreshKey: randomBytes(32).toString('hex') } } }),
       startNodeRed(secondHubFlows(hub2Port), { env: hubEnv }),
@@ -253,6 +268,28 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
     assert.equal(mcp.client, 'client.test');
     assert.equal(mcp.relayedFrom, '/signed');
     await hub.waitForOutput(/"event":"mcp\.tool_call","outcome":"success","tool":"plant-a\.x".*"site":"plant-a"/, sinceHub);
+  });
+
+  it('starts each edge without a warning: it announces once its storage has connected', () => {
+    assert.doesNotMatch(plantA.output(), /site plant-a could not publish/);
+    assert.doesNotMatch(plantB.output(), /site plant-b could not publish/);
+  });
+
+  it("refuses a client that names no Redis user: an edge cannot skip its own user's limits", async () => {
+    // What any client without a user name sends, raw: no AUTH, then a command.
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connectTcp(redis.port, '127.0.0.1', () => socket.write(`PUBLISH ${channel('plant-b', 'calls')} forged\r\n`));
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+        if (text.includes('\r\n')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+    });
+    assert.match(reply, /^-NOAUTH /);
   });
 
   it('checks arguments on the hub: a bad call never crosses Redis', async () => {
@@ -463,16 +500,15 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
     const result = await held;
     assert.equal(result.isError, true);
     // Ended by the site's silence (its 60 s time limit would say "did not answer within 60 s").
-    assert.match(text(result), /^Site plant-a went away before answering \(site plant-a stopped answering \(no announcement for \d+ s\)\)\.$/);
+    assert.equal(text(result), 'Site plant-a went away before answering (site plant-a stopped answering (no announcement for 6.5 s)).');
     await hub.waitForOutput('site plant-a stopped answering', sinceHub);
     let listed = await names(client);
     assert.equal(listed.some((name) => name.startsWith('plant-a.')), false, listed.join(', '));
     assert.ok(listed.includes('plant-b.y'));
-    const gone = await client.callTool({ name: 'plant-a.x', arguments: { tag: 'while-dead' } }).then(
-      (answered) => text(answered),
-      (error: Error) => error.message,
-    );
-    assert.match(gone, /Unknown tool "plant-a\.x"/);
+    // The hub remembers the site: a call to its tool is told the site is offline (not "unknown tool").
+    const gone = await client.callTool({ name: 'plant-a.x', arguments: { tag: 'while-dead' } });
+    assert.equal(gone.isError, true);
+    assert.equal(text(gone), 'Site plant-a is offline (site plant-a stopped answering (no announcement for 6.5 s)): tool "plant-a.x" is back when its edge Node-RED announces it again.');
     await plantA.stop();
 
     plantA = await startPlantA();

@@ -306,6 +306,34 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
       assert.ok(!heardOther.includes('changed: tools'), 'another channel does not');
     });
 
+    it('publishes what was left with publishOnClose when it closes, before letting go, and not what was cancelled', async () => {
+      const closing = await openExtra(`${prefix}-last-words`);
+      const channel = { namespace: `ns-${randomUUID()}`, kind: 'edge', id: 'announce' };
+      const heard: string[] = [];
+      let wake: (() => void) | undefined;
+      closing.subscribe(channel, (message) => {
+        heard.push(message);
+        wake?.();
+      });
+      // A Redis subscription is made on its own connection: wait until one round trip shows it is in place.
+      for (let attempt = 0; heard.length === 0 && attempt < 100; attempt += 1) {
+        const arrived = new Promise<void>((resolve) => (wake = resolve));
+        await closing.publish(channel, 'probe');
+        await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, 50))]);
+      }
+      heard.length = 0;
+      closing.publishOnClose(channel, 'first goodbye');
+      const cancel = closing.publishOnClose(channel, 'cancelled goodbye');
+      closing.publishOnClose(channel, 'last goodbye');
+      cancel();
+      cancel();
+      const last = new Promise<void>((resolve) => (wake = () => heard.includes('last goodbye') && resolve()));
+      await closing.close();
+      await last;
+      assert.deepEqual(heard, ['first goodbye', 'last goodbye']);
+      assert.throws(() => closing.publishOnClose(channel, 'too late'), (error: unknown) => error instanceof StorageUnavailableError);
+    });
+
     it('rejects every operation with StorageUnavailableError after close', async () => {
       const closing = await openExtra(`${prefix}-closing`);
       const k = key();

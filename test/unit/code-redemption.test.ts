@@ -62,6 +62,7 @@ class StallingStore implements Store {
   increment: Store['increment'] = (key, ttl) => this.run('increment', () => this.inner.increment(key, ttl));
   publish: Store['publish'] = (channel, message) => this.inner.publish(channel, message);
   subscribe: Store['subscribe'] = (channel, listener) => this.inner.subscribe(channel, listener);
+  publishOnClose: Store['publishOnClose'] = (channel, message) => this.inner.publishOnClose(channel, message);
   onState: Store['onState'] = () => () => undefined;
   close: Store['close'] = () => this.inner.close();
 }

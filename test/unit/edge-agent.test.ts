@@ -7,7 +7,37 @@ import { EDGE_HEARTBEAT_MS, siteChannel, type CallMessage } from '../../lib/edge
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { StorageUnavailableError, type StoreState } from '../../lib/storage/store.js';
 import { recordingLogger } from '../support/recording-logger.js';
+
+/**
+ * The real MemoryStore with a connection state of its own, as a RedisStore has one: every start
+ * begins `connecting`, and what is published before `ready` is refused, as ioredis refuses it.
+ */
+class ConnectingStore extends MemoryStore {
+  private current: StoreState = 'connecting';
+  private readonly watchers = new Set<(state: StoreState) => void>();
+
+  override get state(): StoreState {
+    return this.current;
+  }
+
+  become(state: StoreState): void {
+    this.current = state;
+    for (const watcher of this.watchers) watcher(state);
+  }
+
+  override onState(listener?: (state: StoreState) => void): () => void {
+    if (!listener) return () => undefined;
+    this.watchers.add(listener);
+    return () => void this.watchers.delete(listener);
+  }
+
+  override async publish(channel: Parameters<MemoryStore['publish']>[0], message: string): Promise<number> {
+    if (this.current !== 'ready') throw new StorageUnavailableError(this.current);
+    return super.publish(channel, message);
+  }
+}
 
 const declared = (name: string, timeout = '30') => parseToolConfig({ toolName: name, description: `tool ${name}`, inputSchema: '{"type":"object"}', endpoint: '/edge', timeout });
 const call = (id: string, tool = 'x'): CallMessage => ({ t: 'call', id, tool, arguments: {}, caller: { subject: 's' }, hub: '/hub', protocolVersion: '2025-11-25' });
@@ -155,6 +185,61 @@ describe('EdgeAgent over the real MemoryStore', () => {
     assert.deepEqual(ran, []);
   });
 
+  it('runs the calls sent to its own instance or to none, never those sent to another instance of its site', async () => {
+    open();
+    await send({ ...call('mine'), instance: agent!.instance });
+    await send({ ...call('before-a-restart'), instance: 'an-instance-before-this-one' });
+    await send(call('from-an-older-hub'));
+    assert.deepEqual(ran.map((message) => message.id), ['mine', 'from-an-older-hub']);
+    assert.deepEqual(logger.lines, []);
+  });
+
+  it('says goodbye when its storage closes first (a full deploy or a shutdown closes the storage node before the endpoint is done)', async () => {
+    open();
+    await flush();
+    const instance = agent!.instance;
+    await store.close();
+    await flush();
+    assert.deepEqual(announced.at(-1), { t: 'bye', site: 'plant-a', instance });
+    assert.equal(announced.filter((message) => message.t === 'bye').length, 1);
+    // Its own close after that finds the store closed, and says nothing more.
+    await agent!.close();
+    assert.deepEqual(logger.lines, []);
+  });
+
+  it('leaves no goodbye with the storage once it has said its own', async () => {
+    open();
+    await agent!.close();
+    await flush();
+    await store.close();
+    await flush();
+    assert.equal(announced.filter((message) => message.t === 'bye').length, 1);
+  });
+
+  it('announces as soon as its storage is connected, not before, and warns of nothing at start', async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    const connecting = new ConnectingStore();
+    const heardThere: any[] = [];
+    connecting.subscribe(siteChannel('plant-a', 'announce'), (text) => heardThere.push(JSON.parse(text)));
+    agent = new EdgeAgent({ store: connecting, site: 'plant-a', logger, catalog: () => catalog, run: async () => undefined, withdraw: () => undefined });
+    mock.timers.tick(EDGE_HEARTBEAT_MS);
+    await flush();
+    assert.equal(heardThere.length, 0, 'nothing is published while connecting (it would be lost)');
+    connecting.become('ready');
+    await flush();
+    assert.deepEqual(heardThere.map((message) => [message.t, message.instance]), [['announce', agent.instance]], 'at once, not at the next heartbeat');
+    // A reconnect after an outage announces at once as well.
+    connecting.become('reconnecting');
+    mock.timers.tick(EDGE_HEARTBEAT_MS);
+    connecting.become('ready');
+    await flush();
+    assert.equal(heardThere.length, 2);
+    assert.deepEqual(logger.lines, []);
+    await agent.close();
+    agent = undefined;
+    await connecting.close();
+  });
+
   it('serves a hub end to end: the hub lists, sends, and settles with the edge answer', async () => {
     const delivered: Array<[string, unknown]> = [];
     const hub = new EdgeHub({
@@ -176,7 +261,7 @@ describe('EdgeAgent over the real MemoryStore', () => {
       hub.send({ executionId: 'e1', toolName: 'plant-a.x', arguments: { a: 1 } }, { site: 'plant-a', tool: 'x' }, { email: 'u@example.test' }, '2026-07-28');
       await flush();
       await flush();
-      assert.deepEqual(ran, [{ t: 'call', id: 'e1', tool: 'x', arguments: { a: 1 }, caller: { email: 'u@example.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]);
+      assert.deepEqual(ran, [{ t: 'call', id: 'e1', instance: agent!.instance, tool: 'x', arguments: { a: 1 }, caller: { email: 'u@example.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]);
       runs[0]!('done');
       await flush();
       await flush();

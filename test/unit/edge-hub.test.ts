@@ -136,11 +136,16 @@ describe('EdgeHub over the real MemoryStore', () => {
       assert.deepEqual(names(), ['plant-a.late', 'plant-a.x']);
     });
 
-    it('warns when two instances announce one site', async () => {
+    it('takes a new instance of a site for a restart, and warns (following the newer one) when the one before speaks again', async () => {
       open();
       await announce('plant-a', [tool('x')], 'first');
       await announce('plant-a', [tool('x')], 'second');
-      assert.ok(warnings().some((line) => line.includes('two Node-RED instances announce site plant-a')), warnings().join('\n'));
+      assert.deepEqual(warnings(), [], 'a restart is not two instances');
+      await announce('plant-a', [tool('x')], 'first');
+      assert.deepEqual(warnings(), ['warn two Node-RED instances announce site plant-a; calls go to the one that started last (run one edge per site name)']);
+      hub.send(request(1), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      assert.equal(heard.at(-1)?.[2].instance, 'second');
     });
   });
 
@@ -158,7 +163,7 @@ describe('EdgeHub over the real MemoryStore', () => {
       }
       mock.timers.tick(1_000);
       assert.deepEqual(names(), ['plant-b.x']);
-      assert.deepEqual(failed, [['plant-a', `Site plant-a went away before answering (site plant-a stopped answering (no announcement for ${Math.round(EDGE_STALE_MS / 1000)} s)).`]]);
+      assert.deepEqual(failed, [['plant-a', 'Site plant-a went away before answering (site plant-a stopped answering (no announcement for 6.5 s)).']]);
       assert.ok(warnings().some((line) => line.startsWith('warn site plant-a stopped answering') && line.endsWith('its tools are withdrawn from /hub')));
       // Its pending call is gone: a late answer for it is not delivered.
       await publish('plant-a', 'answers', { t: 'answer', id: id(1), result: 'late' });
@@ -176,6 +181,62 @@ describe('EdgeHub over the real MemoryStore', () => {
       }
       assert.deepEqual(names(), ['plant-a.x']);
       assert.deepEqual(failed, []);
+    });
+
+    it('ends the calls pending on an instance at once when a new instance of its site announces itself (a restart), naming the site', async () => {
+      mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_000_000 });
+      open({ maxPendingPerSite: 2 });
+      await announce('plant-a', [tool('x')], 'before');
+      await announce('plant-b');
+      hub.send(request(1), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      hub.send(request(2), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      hub.send(request(3), { site: 'plant-b', tool: 'x' }, {}, 'v');
+      // Restarted well within the liveness window, and within a second of the last rebuild.
+      mock.timers.tick(500);
+      await announce('plant-a', [tool('x')], 'after');
+      const restarted = 'Site plant-a restarted before answering: the edge Node-RED the call was sent to was replaced by a new instance.';
+      assert.deepEqual(delivered, [
+        [id(1), { content: [{ type: 'text', text: restarted }], isError: true }],
+        [id(2), { content: [{ type: 'text', text: restarted }], isError: true }],
+      ]);
+      assert.deepEqual(failed, [], 'the site stays: only the calls of the instance before end');
+      assert.deepEqual(warnings(), ['warn site plant-a restarted (a new instance announced itself): 2 call(s) pending on the one before ended']);
+      // Their slots are free, a late answer from the instance before is dropped, and new calls go to the new instance.
+      await publish('plant-a', 'answers', { t: 'answer', id: id(1), result: 'late' });
+      assert.equal(delivered.length, 2);
+      hub.send(request(4), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      hub.send(request(5), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      assert.deepEqual(heard.filter(([, site]) => site === 'plant-a').map(([, , message]) => [message.id, message.instance]), [
+        [id(1), 'before'],
+        [id(2), 'before'],
+        [id(4), 'after'],
+        [id(5), 'after'],
+      ]);
+      // plant-b's call is untouched; the new instance's next heartbeat is its ordinary self.
+      await publish('plant-b', 'answers', { t: 'answer', id: id(3), result: 'b' });
+      assert.deepEqual(delivered.at(-1), [id(3), 'b']);
+      mock.timers.tick(EDGE_HEARTBEAT_MS);
+      await announce('plant-a', [tool('x')], 'after');
+      assert.deepEqual(names(), ['plant-a.x', 'plant-b.x']);
+      assert.equal(warnings().length, 1);
+    });
+
+    it('remembers the tools of a site that went away, to tell their callers it is offline, until it is back', async () => {
+      open();
+      await announce('plant-a', [tool('x'), tool('y')]);
+      assert.equal(hub.offline('plant-a.x'), undefined, 'a live tool is not offline');
+      await publish('plant-a', 'announce', { t: 'bye', site: 'plant-a', instance: 'plant-a-1' });
+      assert.deepEqual(hub.offline('plant-a.y'), { site: 'plant-a', message: 'Site plant-a is offline (site plant-a stopped): tool "plant-a.y" is back when its edge Node-RED announces it again.' });
+      assert.equal(hub.offline('plant-a.z'), undefined, 'a name the site never offered');
+      assert.equal(hub.offline('plant-b.x'), undefined);
+      await announce('plant-a', [tool('x')], 'plant-a-2');
+      assert.equal(hub.offline('plant-a.y'), undefined, 'the site is back');
+      await publish('plant-a', 'announce', { t: 'bye', site: 'plant-a', instance: 'plant-a-2' });
+      assert.equal(hub.offline('plant-a.y'), undefined, 'only the tools it offered last');
+      assert.ok(hub.offline('plant-a.x'));
+      hub.close();
+      assert.equal(hub.offline('plant-a.x'), undefined, 'a stopped hub endpoint remembers nothing');
     });
 
     it("forgets a site at once on its own instance's farewell, not on another instance's", async () => {
@@ -196,7 +257,8 @@ describe('EdgeHub over the real MemoryStore', () => {
       await announce('plant-a');
       hub.send(request(1), { site: 'plant-a', tool: 'x' }, { subject: 'u1', email: 'u@example.test', groups: ['g'], client: 'client.test', session: 'secret-session', editor: { user: 'admin' } } as never, '2026-07-28');
       await flush();
-      assert.deepEqual(heard, [['calls', 'plant-a', { t: 'call', id: id(1), tool: 'x', arguments: { n: 1 }, caller: { subject: 'u1', email: 'u@example.test', groups: ['g'], client: 'client.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]]);
+      // Addressed to the instance the hub last heard: another instance of the site does not run it.
+      assert.deepEqual(heard, [['calls', 'plant-a', { t: 'call', id: id(1), instance: 'plant-a-1', tool: 'x', arguments: { n: 1 }, caller: { subject: 'u1', email: 'u@example.test', groups: ['g'], client: 'client.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]]);
       // An answer on another site's channel, or for an unknown call, is not delivered.
       await announce('plant-b');
       await publish('plant-b', 'answers', { t: 'answer', id: id(1), result: 'forged' });

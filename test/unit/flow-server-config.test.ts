@@ -60,6 +60,11 @@ describe('parseFlowServerConfig', () => {
     assertCode({ hubSites: 'plant-a, -b' }, 'invalid_hub_sites');
     assertCode({ edgeNaming: '{tool}' }, 'invalid_edge_naming');
     assertCode({ edgeNaming: 'edge_{site}' }, 'invalid_edge_naming');
+    // Site plant announcing a-open_valve and site plant-a announcing open_valve would share plant-a-open_valve.
+    assertCode({ edgeNaming: '{site}-{tool}' }, 'invalid_edge_naming');
+    assertCode({ edgeNaming: '{tool}-{site}' }, 'invalid_edge_naming');
+    assertCode({ edgeNaming: '{site}{tool}' }, 'invalid_edge_naming');
+    assertCode({ edgeNaming: '{site}.{tool}.{site}' }, 'invalid_edge_naming');
     assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
     assertCode({ edgeSite: 'plant-a', hubSites: 'plant-b plant-a' }, 'hub_serves_own_site');
   });

@@ -41,11 +41,24 @@ describe('ToolRegistry', () => {
     const builtIn = [tool('get_flow', '*')];
     const edge = [tool('weather', '*'), tool('get_flow', '*'), tool('pump', '*')];
     const refused: string[] = [];
-    const catalog = registry.catalogFor('/hub', builtIn, undefined, edge, (clash) => refused.push(clash.name));
+    const catalog = registry.catalogFor('/hub', builtIn, undefined, edge, (clash, reason) => refused.push(`${clash.name} ${reason}`));
     assert.deepEqual(catalog.listResult.tools.map((listed) => listed.name), ['get_flow', 'pump', 'weather']);
     assert.equal(catalog.find('weather'), registry.catalogFor('/hub').find('weather'), 'the declared weather, not the edge one');
     assert.equal(catalog.find('get_flow'), builtIn[0]);
-    assert.deepEqual(refused, ['weather', 'get_flow']);
+    assert.deepEqual(refused, ['weather taken', 'get_flow taken']);
+  });
+
+  it('serves neither of two lower-precedence tools that claim one name, whatever their order, and reports both', () => {
+    const registry = new ToolRegistry();
+    const stolen = { ...tool('plant-a-open_valve', '*'), relay: { site: 'plant', tool: 'a-open_valve' } };
+    const real = { ...tool('plant-a-open_valve', '*'), relay: { site: 'plant-a', tool: 'open_valve' } };
+    for (const edge of [[stolen, real, tool('pump', '*')], [real, stolen, tool('pump', '*')]]) {
+      const refused: string[] = [];
+      const catalog = registry.catalogFor('/hub', [], undefined, edge, (clash, reason) => refused.push(`${clash.relay?.site} ${reason}`));
+      assert.deepEqual(catalog.listResult.tools.map((listed) => listed.name), ['pump']);
+      assert.equal(catalog.find('plant-a-open_valve'), undefined);
+      assert.deepEqual(refused.sort(), ['plant claimed_twice', 'plant-a claimed_twice']);
+    }
   });
 
   it('refuses the same name twice on one path with duplicate_tool naming the other owner', () => {
