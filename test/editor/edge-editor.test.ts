@@ -76,7 +76,7 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     const FIELDS = {
       edgeSite: [undefined, '', 'plant-a', ' plant-a ', 'Plant-A', '-a', 'a'.repeat(32), 'a'.repeat(33), 'plant_a'],
       hubSites: [undefined, '', 'plant-a, plant-b', 'plant-a plant-b,, plant-c', 'plant-a, Plant-B', 'a'.repeat(33)],
-      edgeNaming: [undefined, '', '{site}.{tool}', '{tool}@{site}', '{tool}', '{site}', `{site}.{tool}${'x'.repeat(51)}`, `{site}.{tool}${'x'.repeat(52)}`],
+      edgeNaming: [undefined, '', '{site}.{tool}', '{tool}@{site}', '{site}-{tool}', '{site}{tool}', '{site}x-{tool}', '{site}x_{tool}', '{tool}', '{site}', `{site}.{tool}${'x'.repeat(51)}`, `{site}.{tool}${'x'.repeat(52)}`],
       maxPendingPerSite: [undefined, '', '1', 32, '10000', '0', '10001', '2.5', 'eight'],
     };
     const expected = runtimeVerdicts(FIELDS);
