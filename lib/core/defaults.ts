@@ -49,6 +49,12 @@ export const DEFAULTS = Object.freeze({
    */
   maxListenStreams: 1_000,
   maxListenStreamsLimit: 100_000,
+  /**
+   * Progress reports and log lines one call may have waiting for its client (bytes not yet taken by
+   * the client's connection); past it they are dropped and counted, and the client is told how many
+   * at the end of the call. A client that reads keeps up; one that does not costs at most this.
+   */
+  maxCallStreamBacklogBytes: 1024 * 1024,
   /** How long list-changed news of a deploy waits for a storage connection that is still being made. */
   listChangeRelayWaitMs: 10_000,
   /** How long closing a listener may wait for open connections before they are cut. */

@@ -181,6 +181,8 @@ interface Exchange {
   legacyLogLevel?: LogLevel;
   /** Whether a 2025-era exchange answers on an event stream (only such a call can ask the client). */
   legacyStreamed?: boolean;
+  /** The client's response: what it has not taken yet bounds the call's notifications (CallStream). */
+  readonly response?: ServerResponse;
 }
 
 /**
@@ -215,6 +217,10 @@ export class McpEndpoint {
   private readonly watchers = new ResourceWatchers();
   /** A client hammering a full endpoint would otherwise write a warning per attempt. */
   private readonly streamLimitLog = new LogThrottle(60_000);
+  /** Calls whose clients do not read their notifications: one line a minute. */
+  private readonly droppedLog = new LogThrottle(60_000);
+  private readonly reportDropped = (count: number): void =>
+    this.droppedLog.warn(this.options.logger, 'dropped', `a call on ${this.path} dropped ${count} progress reports and log lines its client did not read`, (held) => ` (${held} more such calls since the last line)`);
   /** Declared per era: only 2026-07-28 has a stream to deliver change notifications on. */
   private modernCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, true);
   private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
@@ -400,7 +406,7 @@ export class McpEndpoint {
       }
       return;
     }
-    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal };
+    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res };
     const authInfo: AuthInfo = { token: '', clientId: decision.caller.client ?? 'local', scopes: [], extra: { [EXCHANGE_KEY]: exchange } };
     // Read and parse the body once, whatever the access mode (OAuth already had to).
     let parsedBody = decision.parsedBody;
@@ -791,7 +797,7 @@ export class McpEndpoint {
         return result;
       })) as CallToolResult;
     }
-    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
+    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel, exchange?.response, this.reportDropped);
     // The last round that ran: telemetry counts the rounds of a call whose flow asked.
     let inputRounds: number | undefined;
     const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
@@ -821,6 +827,7 @@ export class McpEndpoint {
         resumed,
       );
       if (ended.kind === 'handOver') {
+        await stream?.end();
         const result = inputRequiredResult(ended.ask, ended.round, this.requestStates, binding!) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: ended.round })!;
       }
@@ -828,6 +835,7 @@ export class McpEndpoint {
       // A call that ended while its question was out still asked once.
       inputRounds = Math.max(inputRounds ?? 0, 1);
     }
+    await stream?.end();
     const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);
     const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
     return finish(tool, status, result, inputRounds !== undefined ? { inputRounds } : {})!;
