@@ -16,6 +16,14 @@ export const DEFAULTS = Object.freeze({
   /** Calls one endpoint runs as tasks at once on one Node-RED instance, and per caller. */
   maxTasks: 1_000,
   maxTasksPerCaller: 100,
+  /**
+   * Tasks the storage keeps for one endpoint at once, running or finished (each for its TTL), across
+   * every instance, and for one caller of it: a caller cannot fill the storage that also holds
+   * sign-ins. Past either, a new task gets JSON-RPC -32000.
+   */
+  maxStoredTasks: 10_000,
+  maxStoredTasksPerCaller: 1_000,
+  maxStoredTasksLimit: 1_000_000,
   /** How long a task and its result are kept, from its creation. */
   taskTtlSeconds: 3_600,
   taskTtlSecondsMax: 7 * 86_400,

@@ -14,6 +14,12 @@ export interface TaskLimits {
   readonly maxTasks: number;
   /** Tasks one caller runs at once on this instance (on Local access all callers are one). */
   readonly maxTasksPerCaller: number;
+  /**
+   * Tasks the storage keeps for this endpoint at most, running or finished (a record lives for
+   * `ttlMs`), counted across every instance that shares the storage; and for one caller of it.
+   */
+  readonly maxStoredTasks: number;
+  readonly maxStoredTasksPerCaller: number;
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
   /** Largest result JSON a task keeps; larger ones are shortened with a note, as call results are. */
@@ -36,7 +42,7 @@ export interface StartTask {
   readonly run: (executionId: string, taskId: string) => Promise<TaskEnding>;
 }
 
-export type StartRefusal = { readonly refused: 'endpoint_full' | 'caller_full'; readonly limit: number };
+export type StartRefusal = { readonly refused: 'endpoint_full' | 'caller_full' | 'endpoint_stored_full' | 'caller_stored_full'; readonly limit: number };
 
 export type CancelAnswer = 'acknowledged' | 'unknown';
 
@@ -115,15 +121,28 @@ export class TaskManager {
     };
     // Counted before the first await, so concurrent starts cannot overshoot the limits.
     this.track(record);
+    // Decided now: by the time the admission below is in, other starts may have been counted too.
+    const firstRunning = this.running.size === 1;
+    const { store } = this.options;
+    const ttlSeconds = Math.ceil(limits.ttlMs / 1000);
+    let admitted = false;
     try {
-      if (this.running.size === 1) await this.options.store.heartbeat(this.instance, TASK_DEFAULTS.heartbeatTtlSeconds);
-      await this.options.store.create(record);
+      // Stored tasks are counted in the storage, across instances: a full count refuses the task before anything is written.
+      const admission = await store.admit(record.taskId, record.owner, record.endpoint, ttlSeconds, { perCaller: limits.maxStoredTasksPerCaller, perEndpoint: limits.maxStoredTasks });
+      if (admission !== 'admitted') {
+        this.untrack(record.taskId);
+        return { refused: admission, limit: admission === 'caller_stored_full' ? limits.maxStoredTasksPerCaller : limits.maxStoredTasks };
+      }
+      admitted = true;
+      if (firstRunning) await store.heartbeat(this.instance, TASK_DEFAULTS.heartbeatTtlSeconds);
+      await store.create(record);
     } catch (error) {
       this.untrack(record.taskId);
+      if (admitted) await store.unadmit(record.taskId, record.owner, record.endpoint).catch(() => undefined);
       throw error;
     }
     // The index for tasks/list is a convenience: a storage hiccup there must not fail the task.
-    this.remember(this.options.store.remember(record.owner, record.taskId, TASK_DEFAULTS.listedPerCaller, Math.ceil(limits.ttlMs / 1000)));
+    this.remember(store.remember(record.owner, record.taskId, TASK_DEFAULTS.listedPerCaller, ttlSeconds));
     void task.run(record.executionId, record.taskId).then((ending) => this.finish(record.taskId, ending));
     return record;
   }
