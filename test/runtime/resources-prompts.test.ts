@@ -240,6 +240,10 @@ describe(`resources, templates, prompts and completions on ${nodeRedPackage}`, (
           const extra = await protocolError(client.getPrompt({ name: 'flow_prompt', arguments: { who: 'Ada', whom: 'Bob' } }));
           assert.equal(extra.code, -32602);
           assert.match(extra.message, /Unknown argument "whom"/);
+          // A value that is not a string: -32602 naming it, not -32603 with a validator's dump.
+          const typed = await protocolError(client.getPrompt({ name: 'flow_prompt', arguments: { who: 5 as unknown as string } }));
+          assert.equal(typed.code, -32602);
+          assert.equal(typed.message.replace(/^MCP error -32602: /, ''), 'Argument "who" for prompt "flow_prompt" must be a string.');
         } finally {
           await client.close();
         }
