@@ -37,8 +37,8 @@ const NOTICE_LOGGER = 'node-red-mcp';
  * asked for either, so a plain call carries nothing. The notifications travel on the call's own
  * response stream (the SDK relates them to the request), which turns that response into SSE.
  *
- * Nothing writes to that stream more slowly than the flow can: a flow writing thousands of long lines
- * to a client that does not read would be buffered whole. So a notification is dropped (and counted)
+ * A client may read more slowly than the flow writes, or not at all: a flow writing thousands of long
+ * lines to such a client would be buffered whole. So a notification is dropped (and counted)
  * while what waits for the client — handed to the SDK and not yet written, plus the response's unsent
  * bytes — is past the bound; `end` tells the client once how many were dropped.
  */

@@ -664,7 +664,7 @@ export class McpEndpoint {
   private refuseListenPastShare(res: ServerResponse, id: unknown): void {
     const { perCaller, maxStreams } = this.listenShares;
     this.streamLimitLog.warn(this.options.logger, 'share', `subscriptions/listen on ${this.path} refused: a caller already holds its ${perCaller} streams`, (held) => ` (${held} more refused since the last line)`);
-    const message = `Subscription limit reached: this caller already has ${perCaller} change-notification streams open on ${this.path}, the most one caller may hold (a tenth of its ${maxStreams}). Close one to listen again.`;
+    const message = `Subscription limit reached: this caller already has ${perCaller} change-notification streams open on ${this.path}, the most one caller may hold (a tenth of the endpoint's ${maxStreams}). Close one to listen again.`;
     if (typeof id === 'string' || typeof id === 'number') return writeJsonRpcError(res, id, { code: -32603, message });
     sendJsonRpcError(res, 200, -32603, message);
   }

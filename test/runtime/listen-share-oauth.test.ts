@@ -75,7 +75,7 @@ describe(`each caller's share of the subscriptions/listen streams of an OAuth en
     const aliceStreams = [await aliceClient.listen({ toolsListChanged: true }), await aliceClient.listen({ toolsListChanged: true })];
     const refused = await refusal(aliceClient.listen({ toolsListChanged: true }));
     assert.equal(refused.code, -32603);
-    assert.match(refused.message, /Subscription limit reached: this caller already has 2 change-notification streams open on \/tools, the most one caller may hold \(a tenth of its 20\)/);
+    assert.match(refused.message, /Subscription limit reached: this caller already has 2 change-notification streams open on \/tools, the most one caller may hold \(a tenth of the endpoint's 20\)/);
     await nodeRed.waitForOutput('subscriptions/listen on /tools refused: a caller already holds its 2 streams', since);
     // Another user is not crowded out by the first.
     const carolStreams = [await carolClient.listen({ toolsListChanged: true }), await carolClient.listen({ toolsListChanged: true })];
