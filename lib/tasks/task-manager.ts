@@ -81,6 +81,12 @@ export class TaskManager {
   private readonly writes = new Set<Promise<unknown>>();
   private ticker: NodeJS.Timeout | undefined;
   private ticks = 0;
+  /**
+   * The first heartbeat since tasks started running here, shared by the starts that wait for it: a
+   * task's record is written only once its instance is known alive (other instances would otherwise
+   * report it failed), and a burst of starts writes it once. Forgotten when it fails or tasks stop.
+   */
+  private firstHeartbeat: Promise<void> | undefined;
   private lastInbox = '0';
   private checking = false;
 
@@ -121,8 +127,6 @@ export class TaskManager {
     };
     // Counted before the first await, so concurrent starts cannot overshoot the limits.
     this.track(record);
-    // Decided now: by the time the admission below is in, other starts may have been counted too.
-    const firstRunning = this.running.size === 1;
     const { store } = this.options;
     const ttlSeconds = Math.ceil(limits.ttlMs / 1000);
     let admitted = false;
@@ -134,7 +138,10 @@ export class TaskManager {
         return { refused: admission, limit: admission === 'caller_stored_full' ? limits.maxStoredTasksPerCaller : limits.maxStoredTasks };
       }
       admitted = true;
-      if (firstRunning) await store.heartbeat(this.instance, TASK_DEFAULTS.heartbeatTtlSeconds);
+      await (this.firstHeartbeat ??= store.heartbeat(this.instance, TASK_DEFAULTS.heartbeatTtlSeconds).catch((error: unknown) => {
+        this.firstHeartbeat = undefined;
+        throw error;
+      }));
       await store.create(record);
     } catch (error) {
       this.untrack(record.taskId);
@@ -287,6 +294,7 @@ export class TaskManager {
   }
 
   private stopTicker(): void {
+    this.firstHeartbeat = undefined;
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = undefined;
   }
