@@ -21,6 +21,8 @@ export interface FlowServerSettings {
   readonly tasks: {
     readonly maxTasks: number;
     readonly maxTasksPerCaller: number;
+    readonly maxStored: number;
+    readonly maxStoredPerCaller: number;
     readonly ttlSeconds: number;
     readonly maxResultKb: number;
   };
@@ -66,6 +68,9 @@ const flowServerSchema = z.object({
   // Flows saved before tasks existed have none of these: they get the defaults.
   maxTasks: wholeNumber(DEFAULTS.maxTasks, 1, DEFAULTS.maxConcurrentCallsLimit),
   maxTasksPerCaller: wholeNumber(DEFAULTS.maxTasksPerCaller, 1, DEFAULTS.maxConcurrentCallsLimit),
+  // Flows saved before the stored-task caps existed get the defaults.
+  maxStoredTasks: wholeNumber(DEFAULTS.maxStoredTasks, 1, DEFAULTS.maxStoredTasksLimit),
+  maxStoredTasksPerCaller: wholeNumber(DEFAULTS.maxStoredTasksPerCaller, 1, DEFAULTS.maxStoredTasksLimit),
   taskTtl: wholeNumber(DEFAULTS.taskTtlSeconds, 60, DEFAULTS.taskTtlSecondsMax),
   maxTaskResultKb: wholeNumber(DEFAULTS.maxTaskResultKb, 1, DEFAULTS.maxResultBytes / 1024),
   // Flows saved before edges existed neither offer nor serve edge tools.
@@ -87,6 +92,8 @@ const FIELD_CODES: Record<string, string> = {
   groups: 'invalid_groups',
   maxTasks: 'invalid_max_tasks',
   maxTasksPerCaller: 'invalid_max_tasks_per_caller',
+  maxStoredTasks: 'invalid_max_stored_tasks',
+  maxStoredTasksPerCaller: 'invalid_max_stored_tasks_per_caller',
   taskTtl: 'invalid_task_ttl',
   maxTaskResultKb: 'invalid_max_task_result',
   edgeSite: 'invalid_edge_site',
@@ -106,6 +113,8 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     groups: typeof config.groups === 'string' ? config.groups : undefined,
     maxTasks: blankToUndefined(config.maxTasks),
     maxTasksPerCaller: blankToUndefined(config.maxTasksPerCaller),
+    maxStoredTasks: blankToUndefined(config.maxStoredTasks),
+    maxStoredTasksPerCaller: blankToUndefined(config.maxStoredTasksPerCaller),
     taskTtl: blankToUndefined(config.taskTtl),
     maxTaskResultKb: blankToUndefined(config.maxTaskResultKb),
     edgeSite: typeof config.edgeSite === 'string' ? config.edgeSite : undefined,
@@ -120,14 +129,14 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
       access: String(config.access ?? ''),
     });
   }
-  const { maxTasks, maxTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, ...endpoint } = parsed.data;
+  const { maxTasks, maxTasksPerCaller, maxStoredTasks, maxStoredTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, ...endpoint } = parsed.data;
   // An endpoint serving its own site would relay to itself, and rename its tools on every heartbeat.
   if (edgeSite !== '' && hubSites.includes(edgeSite)) {
     throw new McpPaletteError('hub_serves_own_site', 'an endpoint cannot serve the site it offers its own tools as', { field: 'hubSites', access: String(config.access ?? '') });
   }
   return Object.freeze({
     ...endpoint,
-    tasks: Object.freeze({ maxTasks, maxTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }),
+    tasks: Object.freeze({ maxTasks, maxTasksPerCaller, maxStored: maxStoredTasks, maxStoredPerCaller: maxStoredTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }),
     edges: Object.freeze({ site: edgeSite === '' ? undefined : edgeSite, hubSites, naming: edgeNaming, maxPendingPerSite }),
   });
 }

@@ -16,6 +16,14 @@ export const DEFAULTS = Object.freeze({
   /** Calls one endpoint runs as tasks at once on one Node-RED instance, and per caller. */
   maxTasks: 1_000,
   maxTasksPerCaller: 100,
+  /**
+   * Tasks the storage keeps for one endpoint at once, running or finished (each for its TTL), across
+   * every instance, and for one caller of it: a caller cannot fill the storage that also holds
+   * sign-ins. Past either, a new task gets JSON-RPC -32000.
+   */
+  maxStoredTasks: 10_000,
+  maxStoredTasksPerCaller: 1_000,
+  maxStoredTasksLimit: 1_000_000,
   /** How long a task and its result are kept, from its creation. */
   taskTtlSeconds: 3_600,
   taskTtlSecondsMax: 7 * 86_400,
@@ -49,6 +57,12 @@ export const DEFAULTS = Object.freeze({
    */
   maxListenStreams: 1_000,
   maxListenStreamsLimit: 100_000,
+  /**
+   * Progress reports and log lines one call may have waiting for its client (bytes not yet taken by
+   * the client's connection); past it they are dropped and counted, and the client is told how many
+   * at the end of the call. A client that reads keeps up; one that does not costs at most this.
+   */
+  maxCallStreamBacklogBytes: 1024 * 1024,
   /** How long list-changed news of a deploy waits for a storage connection that is still being made. */
   listChangeRelayWaitMs: 10_000,
   /** How long closing a listener may wait for open connections before they are cut. */

@@ -6,7 +6,7 @@ import { McpPaletteError } from '../core/errors.js';
 import { nestingExceeds } from '../http/read-json-rpc-body.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import type { EditorCallResponse } from '../mcp/mcp-endpoint.js';
-import type { ToolDefinition } from '../mcp/tool-definition.js';
+import { TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import { argumentName } from '../mcp/tool-result.js';
 
 /** One "Try it" request from the editor's sidebar, checked. */
@@ -23,13 +23,16 @@ const ENVELOPE_DEPTH = 3;
 /**
  * Reads the admin route's body: `tool`, and the arguments either as an object (`arguments`, from the
  * generated form) or as the text the user typed (`argumentsJson`, the raw-JSON alternative).
- * Throws McpPaletteError codes the node file translates: `try_no_tool`, `try_invalid_json`,
- * `try_arguments_not_object`, `try_arguments_too_large`, `try_arguments_too_deep`.
+ * Throws McpPaletteError codes the node file translates: `try_no_tool`, `try_invalid_tool_name`,
+ * `try_invalid_json`, `try_arguments_not_object`, `try_arguments_too_large`, `try_arguments_too_deep`.
  */
 export function parseTryItRequest(body: unknown): TryItRequest {
   const fields = isPlainObject(body) ? body : {};
   const tool = typeof fields['tool'] === 'string' ? fields['tool'].trim() : '';
   if (tool === '') throw new McpPaletteError('try_no_tool', 'no tool named');
+  // Every tool of a catalog has a name of this shape; anything else (a line break would not even fit
+  // the call's Mcp-Name header) is refused here as what it is, not as an internal error later.
+  if (!TOOL_NAME_PATTERN.test(tool)) throw new McpPaletteError('try_invalid_tool_name', 'not a tool name', { name: JSON.stringify(tool.slice(0, 140)) });
   let args: unknown = fields['arguments'] ?? {};
   if (typeof fields['argumentsJson'] === 'string') {
     const text = fields['argumentsJson'];

@@ -1,5 +1,6 @@
 import { isPlainObject } from '../core/is-plain-object.js';
-import { compileSchema, describeProblems, type ValueCheck } from '../mcp/json-schema.js';
+import { describeProblems, type ValueCheck } from '../mcp/json-schema.js';
+import { formContentCheck } from './form-content-check.js';
 import type { InputRequest } from './input-requests.js';
 
 /**
@@ -44,19 +45,6 @@ export function firstAnswerProblem(requests: Readonly<Record<string, InputReques
   return undefined;
 }
 
-/**
- * Whether a flow's requested schema can check answers: compiled here when the flow asks, so a
- * schema the engine cannot use (an invalid `pattern`) fails the flow's message, not the answer.
- */
-export function requestedSchemaProblem(schema: unknown): string | undefined {
-  try {
-    contentCheck(schema);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 function elicitationProblem(answer: Record<string, unknown>, requestedSchema: unknown): string | undefined {
@@ -68,7 +56,7 @@ function elicitationProblem(answer: Record<string, unknown>, requestedSchema: un
   if (requestedSchema === undefined) return undefined;
   let check: ValueCheck;
   try {
-    check = contentCheck(requestedSchema);
+    check = formContentCheck(requestedSchema);
   } catch {
     // Checked when the flow asked; a schema that no longer compiles cannot vouch for any answer.
     return 'cannot be checked against the requested schema';
@@ -111,24 +99,4 @@ function rootsProblem(answer: Record<string, unknown>): string | undefined {
     if (root['name'] !== undefined && typeof root['name'] !== 'string') return `roots[${index}].name must be a string`;
   }
   return undefined;
-}
-
-/** Compiled form checks, by the schema's JSON: a flow asks the same form again and again. */
-const compiled = new Map<string, ValueCheck>();
-const MAX_COMPILED = 256;
-
-/**
- * The check of a form's content: the requested schema with no members beyond its properties (a
- * form has no others, and a flow must not be handed fields it never asked for). Compiled by the
- * palette's one schema compiler, whose pattern engine is the one every other check uses.
- */
-function contentCheck(requestedSchema: unknown): ValueCheck {
-  const key = JSON.stringify(requestedSchema);
-  let check = compiled.get(key);
-  if (check) return check;
-  if (!isPlainObject(requestedSchema)) throw new Error('requestedSchema must be an object');
-  check = compileSchema({ ...requestedSchema, additionalProperties: false });
-  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-  compiled.set(key, check);
-  return check;
 }

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../core/is-plain-object.js';
-import { requestedSchemaProblem } from './answer-checks.js';
+import { requestedSchemaProblem } from './form-content-check.js';
 import { elicitationSchemaProblem } from './elicitation-schema.js';
 
 /** What a flow can ask the client for, each the name of a client capability. */

@@ -103,7 +103,7 @@ export async function serveDirectCall(
     throw error;
   }
   const shaped = resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
-  const result = modern ? shaped : deps.projectLegacy(shaped, tool.outputSchema);
+  const result = modern ? projectModern(shaped) : deps.projectLegacy(shaped, tool.outputSchema);
   const json = JSON.stringify(result);
   const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
   finish(tool, status as CallOutcome, result, inputRounds !== undefined ? { inputRounds } : {}, json);
@@ -134,6 +134,21 @@ export function noStreamToAsk(toolName: string): string {
 
 /** Never reached: a tool that declares no questions has every question refused before delivery. */
 const neverDelivered = async (): Promise<AskDecision> => ({ ended: { kind: 'stopped', reason: 'the tool declares no questions' } });
+
+/**
+ * The SDK's 2026-07-28 wire projection of a tool result, which its SDK path applies to every result
+ * (`projectCallToolResult` of the modern codec; the SDK does not export the codec): structured content
+ * that is not an object, in a result without a text block, is added as its JSON text, so a client
+ * that reads only `content` still gets it. The differential test (direct-tool-calls.test.ts) holds
+ * both paths to the same answer.
+ */
+function projectModern(result: CallToolResult): CallToolResult {
+  const structured = result.structuredContent as unknown;
+  // The SDK's own test of "an object": any non-null, non-array object.
+  if (structured === undefined || (typeof structured === 'object' && structured !== null && !Array.isArray(structured))) return result;
+  if (result.content.some((block) => block.type === 'text')) return result;
+  return { ...result, content: [...result.content, { type: 'text', text: JSON.stringify(structured) }] };
+}
 
 /**
  * A complete 2026-07-28 tool result as the SDK's encoder writes it: `resultType: "complete"`, and the

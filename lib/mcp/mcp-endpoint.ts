@@ -38,6 +38,7 @@ import { LegacyExchangeHub } from './legacy-exchange-hub.js';
 import { listChangedEvent, type ListKind } from './list-changes.js';
 import { capabilitiesFor } from './server-capabilities.js';
 import { narrowListenRequest } from './listen-request.js';
+import { ListenShares } from './listen-shares.js';
 import { ResourceWatchers } from './resource-watchers.js';
 import { LogThrottle } from '../core/log-throttle.js';
 import { checkParamHeaders } from './param-headers.js';
@@ -46,7 +47,7 @@ import { clampResult } from './result-clamp.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall } from './plain-requests.js';
-import { writeJsonRpcAnswerFromHead } from './json-rpc-answers.js';
+import { writeJsonRpcAnswerFromHead, writeJsonRpcError } from './json-rpc-answers.js';
 import { directlyServedTool, executionContextOf, noStreamToAsk, serveDirectCall, type CallFinish, type DirectCallDependencies, type FlowCallOptions } from './direct-tool-call.js';
 import type { Store } from '../storage/store.js';
 import { TaskManager, type TaskLimits } from '../tasks/task-manager.js';
@@ -185,6 +186,8 @@ interface Exchange {
   legacyLogLevel?: LogLevel;
   /** Whether a 2025-era exchange answers on an event stream (only such a call can ask the client). */
   legacyStreamed?: boolean;
+  /** The client's response: what it has not taken yet bounds the call's notifications (CallStream). */
+  readonly response?: ServerResponse;
 }
 
 /**
@@ -217,8 +220,14 @@ export class McpEndpoint {
   /** What `subscriptions/listen` streams hear: list changes after a deploy, a flow's resource updates. */
   private readonly events: InMemoryServerEventBus;
   private readonly watchers = new ResourceWatchers();
+  /** Each caller's share of the open streams, so one caller cannot take them all. */
+  private readonly listenShares: ListenShares;
   /** A client hammering a full endpoint would otherwise write a warning per attempt. */
   private readonly streamLimitLog = new LogThrottle(60_000);
+  /** Calls whose clients do not read their notifications: one line a minute. */
+  private readonly droppedLog = new LogThrottle(60_000);
+  private readonly reportDropped = (count: number): void =>
+    this.droppedLog.warn(this.options.logger, 'dropped', `a call on ${this.path} dropped ${count} progress reports and log lines its client did not read`, (held) => ` (${held} more such calls since the last line)`);
   /** Declared per era: only 2026-07-28 has a stream to deliver change notifications on. */
   private modernCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, true);
   private legacyCapabilities: ServerCapabilities = capabilitiesFor(ContentCatalog.empty, false);
@@ -305,6 +314,7 @@ export class McpEndpoint {
     // responses, because the SDK's built-in stateless fallback frames every answer as an SSE stream,
     // which costs a third of the CPU of a call and half the memory of a pending one.
     const maxStreams = options.maxStreams ?? DEFAULTS.maxListenStreams;
+    this.listenShares = new ListenShares(maxStreams);
     this.mcp = createMcpHandler(() => this.createServer('modern', (id) => id), {
       legacy: 'reject',
       maxRequestBodySize: DEFAULTS.maxRequestBodyBytes,
@@ -405,7 +415,7 @@ export class McpEndpoint {
       }
       return;
     }
-    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal };
+    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res };
     const authInfo: AuthInfo = { token: '', clientId: decision.caller.client ?? 'local', scopes: [], extra: { [EXCHANGE_KEY]: exchange } };
     // Read and parse the body once, whatever the access mode (OAuth already had to).
     let parsedBody = decision.parsedBody;
@@ -456,6 +466,9 @@ export class McpEndpoint {
     }
     const listen = narrowListenRequest(parsedBody, (uri) => this.content.findResource(uri) !== undefined);
     if (listen) {
+      const release = this.listenShares.take(callerKey(decision.caller));
+      if (!release) return this.refuseListenPastShare(res, listen.body['id']);
+      res.once('close', release);
       parsedBody = listen.body;
       if (listen.unknown.length > 0) {
         this.options.logger.debug(`subscriptions/listen on ${this.path}: ${listen.unknown.length} resource URI(s) left out of the acknowledgement, no resource here has them`);
@@ -652,6 +665,15 @@ export class McpEndpoint {
     return transport.handleRequest(request, { authInfo, parsedBody });
   }
 
+  /** -32603 for a `subscriptions/listen` of a caller that holds its share of the streams already (the SDK's code for a full endpoint). */
+  private refuseListenPastShare(res: ServerResponse, id: unknown): void {
+    const { perCaller, maxStreams } = this.listenShares;
+    this.streamLimitLog.warn(this.options.logger, 'share', `subscriptions/listen on ${this.path} refused: a caller already holds its ${perCaller} streams`, (held) => ` (${held} more refused since the last line)`);
+    const message = `Subscription limit reached: this caller already has ${perCaller} change-notification streams open on ${this.path}, the most one caller may hold (a tenth of the endpoint's ${maxStreams}). Close one to listen again.`;
+    if (typeof id === 'string' || typeof id === 'number') return writeJsonRpcError(res, id, { code: -32603, message });
+    sendJsonRpcError(res, 200, -32603, message);
+  }
+
   /** Whether a 2025-era body calls a tool that may ask the client, so its answer must be a stream. */
   private asksClient(body: unknown): boolean {
     if (!isPlainObject(body) || body['method'] !== 'tools/call' || !isPlainObject(body['params'])) return false;
@@ -805,7 +827,7 @@ export class McpEndpoint {
         return result;
       }).catch(giveBackIfBusy(release))) as CallToolResult;
     }
-    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel);
+    const stream = openCallStream(handlerCtx, exchange?.legacyLogLevel, exchange?.response, this.reportDropped);
     // The last round that ran: telemetry counts the rounds of a call whose flow asked.
     let inputRounds: number | undefined;
     const begin = async (input: RoundInput | undefined): Promise<ExecutionOutcome> => {
@@ -835,6 +857,7 @@ export class McpEndpoint {
         resumed,
       );
       if (ended.kind === 'handOver') {
+        await stream?.end();
         const result = inputRequiredResult(ended.ask, ended.round, this.roundStates, binding!) as unknown as CallToolResult;
         return finish(tool, 'input_required', result, { inputRounds: ended.round })!;
       }
@@ -842,6 +865,7 @@ export class McpEndpoint {
       // A call that ended while its question was out still asked once.
       inputRounds = Math.max(inputRounds ?? 0, 1);
     }
+    await stream?.end();
     const result = server.projectCallToolResult(resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes), tool.outputSchema);
     const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
     return finish(tool, status, result, inputRounds !== undefined ? { inputRounds } : {})!;

@@ -7,14 +7,14 @@ import type { ExecutionBroker, ExecutionOutcome, RoundInput } from '../execution
 import type { CancelReason } from '../execution/cancellation.js';
 import type { InputKind } from '../input/input-requests.js';
 import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED } from '../input/input-rounds.js';
-import type { TaskEnding, TaskManager } from '../tasks/task-manager.js';
+import type { StartRefusal, TaskEnding, TaskManager } from '../tasks/task-manager.js';
 import { legacyTask, modernTask } from '../tasks/task-record.js';
 import type { CallOutcome, ExecutionContext } from './mcp-endpoint.js';
 import { firstAnswerProblem } from '../input/answer-checks.js';
 import { canTake } from './round-trips.js';
 import { declaresTasksExtension, missingTasksExtension, storageError, type Era } from './task-handlers.js';
 import type { ToolDefinition } from './tool-definition.js';
-import { resultFromOutcome } from './tool-result.js';
+import { formatSeconds, resultFromOutcome } from './tool-result.js';
 import { SERVER_BUSY } from './json-rpc-codes.js';
 
 /** What a tool call running as a task needs of its endpoint. */
@@ -133,15 +133,26 @@ export async function startToolTask(
       },
     })
     .catch(storageError);
-  if ('refused' in started) {
-    const who = started.refused === 'caller_full' ? 'you already run' : 'the endpoint already runs';
-    throw new ProtocolError(SERVER_BUSY, `Server busy: ${who} ${started.limit} tasks on ${deps.path}; retry when one has finished.`);
-  }
+  if ('refused' in started) throw new ProtocolError(SERVER_BUSY, refusalMessage(started, deps.path, tasks.limits.ttlMs));
   // The SDK checks every tools/call answer as a CallToolResult, which needs `content`; an empty one
   // is what it adds itself on 2026-07-28. Clients that asked for a task read `task` (or `taskId`).
   return era === 'modern' ? { resultType: 'task', ...modernTask(started, false) } : { content: [], task: legacyTask(started) };
 }
 
+
+/** Why a new task was refused, for the -32000 the client gets: running now, or kept in the storage. */
+function refusalMessage(refusal: StartRefusal, path: string, ttlMs: number): string {
+  switch (refusal.refused) {
+    case 'caller_full':
+      return `Server busy: you already run ${refusal.limit} tasks on ${path}; retry when one has finished.`;
+    case 'endpoint_full':
+      return `Server busy: the endpoint already runs ${refusal.limit} tasks on ${path}; retry when one has finished.`;
+    case 'caller_stored_full':
+      return `Too many stored tasks: ${path} already keeps ${refusal.limit} of your tasks (each is kept for ${formatSeconds(ttlMs)} after it starts, finished or not); retry when older ones have expired.`;
+    case 'endpoint_stored_full':
+      return `Too many stored tasks: ${path} already keeps ${refusal.limit} tasks (each is kept for ${formatSeconds(ttlMs)} after it starts, finished or not); retry when older ones have expired.`;
+  }
+}
 
 /** How a task's call ended, as its record says: a tool's own error still completes the task. */
 function taskEndingOf(outcome: ExecutionOutcome, result: CallToolResult): TaskEnding {

@@ -1,5 +1,5 @@
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
-import { assertKeyPrefix, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
 
 export interface MemoryStoreOptions {
@@ -24,6 +24,8 @@ const NEVER_CHANGES = (): void => {};
 export class MemoryStore implements Store {
   readonly mode = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
+  /** Bounded sets: member -> when it expires (ms), per rendered key. Apart from values, as Redis keeps types apart. */
+  private readonly sets = new Map<string, Map<string, number>>();
   private readonly channels = new Map<string, Set<(message: string) => void>>();
   private readonly keyPrefix: string;
   private readonly now: () => number;
@@ -107,6 +109,32 @@ export class MemoryStore implements Store {
     this.entries.delete(this.prepare(key));
   }
 
+  async addToBoundedSet(key: StoreKey, member: string, ttlSeconds: number, limit: number): Promise<boolean> {
+    assertMember(member);
+    assertTtlSeconds(ttlSeconds);
+    assertLimit(limit);
+    const rendered = this.prepare(key);
+    let members = this.sets.get(rendered);
+    if (!members) this.sets.set(rendered, (members = new Map()));
+    if (members.has(member) && members.get(member)! > this.now()) return true;
+    // Expired members are dropped only when they could make room: an add below the limit costs O(1).
+    if (members.size >= limit && this.liveSet(rendered, true)!.size >= limit) return false;
+    members.set(member, this.now() + ttlSeconds * 1000);
+    return true;
+  }
+
+  async removeFromSet(key: StoreKey, member: string): Promise<void> {
+    assertMember(member);
+    const rendered = this.prepare(key);
+    const members = this.sets.get(rendered);
+    members?.delete(member);
+    if (members?.size === 0) this.sets.delete(rendered);
+  }
+
+  async countSet(key: StoreKey): Promise<number> {
+    return this.liveSet(this.prepare(key), false)?.size ?? 0;
+  }
+
   async publish(channel: StoreKey, message: string): Promise<number> {
     assertValue(message);
     const listeners = this.channels.get(this.prepare(channel));
@@ -157,6 +185,7 @@ export class MemoryStore implements Store {
     this.closed = true;
     clearInterval(this.sweepTimer);
     this.entries.clear();
+    this.sets.clear();
     this.channels.clear();
   }
 
@@ -166,6 +195,7 @@ export class MemoryStore implements Store {
     for (const [key, entry] of this.entries) {
       if (entry.expiresAt <= now) this.entries.delete(key);
     }
+    for (const key of [...this.sets.keys()]) this.liveSet(key, false);
   }
 
   private prepare(key: StoreKey): string {
@@ -177,6 +207,22 @@ export class MemoryStore implements Store {
 
   private entry(value: string, ttlSeconds: number): Entry {
     return { value, expiresAt: this.now() + ttlSeconds * 1000 };
+  }
+
+  /** The set's members that have not expired (the expired ones are dropped); created when asked to. */
+  private liveSet(rendered: string, create: boolean): Map<string, number> | undefined {
+    let members = this.sets.get(rendered);
+    if (members) {
+      const now = this.now();
+      for (const [member, expiresAt] of members) if (expiresAt <= now) members.delete(member);
+      if (members.size === 0 && !create) {
+        this.sets.delete(rendered);
+        return undefined;
+      }
+    } else if (create) {
+      this.sets.set(rendered, (members = new Map()));
+    }
+    return members;
   }
 
   private live(rendered: string): Entry | undefined {

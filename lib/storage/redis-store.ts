@@ -4,7 +4,7 @@ import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
-import { assertKeyPrefix, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
 import { StoreStateTracker } from './store-state.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
 
@@ -35,10 +35,34 @@ if redis.call('TTL', KEYS[1]) == -1 then
 end
 return count`;
 
+// A sorted set scored by each member's expiry (ms, by the Redis server's clock, so instances whose
+// clocks differ still agree): expired members go first, then the count decides, all in one step so
+// two instances adding at once cannot both take the last place. The key lives as long as its
+// longest-lived member. Before Redis 5 a script must ask to replicate its effects to call TIME and
+// still write; from Redis 5 on that is the default and the call does nothing.
+const ADD_TO_BOUNDED_SET_LUA = `
+if redis.replicate_commands then pcall(redis.replicate_commands) end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]) * 1000, ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1`;
+
+const COUNT_SET_LUA = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`;
+
 /** ioredis adds defineCommand methods at run time; these are the ones we define. */
 interface ScriptCommands {
   mcpCompareAndSet(key: string, expected: string, next: string, ttlSeconds: number): Promise<unknown>;
   mcpIncrement(key: string, ttlSeconds: number): Promise<unknown>;
+  mcpAddToBoundedSet(key: string, member: string, ttlSeconds: number, limit: number): Promise<unknown>;
+  mcpCountSet(key: string): Promise<unknown>;
 }
 
 const CLIENT_OPTIONS: RedisOptions = Object.freeze({
@@ -96,6 +120,8 @@ export class RedisStore implements Store {
     this.client = openClient(options.url, options.password);
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.client.defineCommand('mcpIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
+    this.client.defineCommand('mcpAddToBoundedSet', { numberOfKeys: 1, lua: ADD_TO_BOUNDED_SET_LUA });
+    this.client.defineCommand('mcpCountSet', { numberOfKeys: 1, lua: COUNT_SET_LUA });
     this.scripts = this.client as unknown as ScriptCommands;
     this.client.on('ready', () => this.enter('ready'));
     // After an auth or TLS failure every retry fails the same way; stay `failed` until one succeeds.
@@ -146,6 +172,25 @@ export class RedisStore implements Store {
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
     return Number(await this.run(() => this.scripts.mcpIncrement(rendered, ttlSeconds)));
+  }
+
+  async addToBoundedSet(key: StoreKey, member: string, ttlSeconds: number, limit: number): Promise<boolean> {
+    assertMember(member);
+    assertTtlSeconds(ttlSeconds);
+    assertLimit(limit);
+    const rendered = this.render(key);
+    return (await this.run(() => this.scripts.mcpAddToBoundedSet(rendered, member, ttlSeconds, limit))) === 1;
+  }
+
+  async removeFromSet(key: StoreKey, member: string): Promise<void> {
+    assertMember(member);
+    const rendered = this.render(key);
+    await this.run(() => this.client.zrem(rendered, member));
+  }
+
+  async countSet(key: StoreKey): Promise<number> {
+    const rendered = this.render(key);
+    return Number(await this.run(() => this.scripts.mcpCountSet(rendered)));
   }
 
   async publish(channel: StoreKey, message: string): Promise<number> {

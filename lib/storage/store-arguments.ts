@@ -23,6 +23,15 @@ export function assertTtlSeconds(ttlSeconds: number): void {
   if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1) throw new Error('store TTL must be a whole number of seconds >= 1');
 }
 
+/** A set's limit is a count of members: a whole number >= 1. */
+export function assertLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error('store set limit must be a whole number >= 1');
+}
+
+export function assertMember(member: string): void {
+  if (typeof member !== 'string' || member === '') throw new Error('store set members must be non-empty strings');
+}
+
 export function assertValue(value: string): void {
   if (typeof value !== 'string') throw new Error('store values must be strings');
 }

@@ -41,6 +41,18 @@ export interface Store {
    */
   increment(key: StoreKey, ttlSeconds: number): Promise<number>;
   /**
+   * Adds `member` to the set at `key` unless the set already holds `limit` members; each member is
+   * forgotten `ttlSeconds` after it was added (a sorted set scored by expiry in Redis), so the count
+   * stays right as members expire, whichever instance added them. Atomic: of concurrent adds from
+   * any instance, at most `limit` members result. A member already there is admitted again (same
+   * expiry). Resolves to whether it is in the set. The set itself goes with its last member.
+   */
+  addToBoundedSet(key: StoreKey, member: string, ttlSeconds: number, limit: number): Promise<boolean>;
+  /** Takes `member` out of the set at `key` (nothing happens when it is not there). */
+  removeFromSet(key: StoreKey, member: string): Promise<void>;
+  /** How many members of the set at `key` have not expired. */
+  countSet(key: StoreKey): Promise<number>;
+  /**
    * Sends `message` to every subscriber of `channel` on this backend: for Redis, every instance that
    * shares it (PUBLISH), for memory only this process. Fire and forget: a message sent while nobody
    * listens, or while a subscriber is reconnecting, is lost; nothing is stored. Resolves with how many

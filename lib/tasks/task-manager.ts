@@ -14,6 +14,12 @@ export interface TaskLimits {
   readonly maxTasks: number;
   /** Tasks one caller runs at once on this instance (on Local access all callers are one). */
   readonly maxTasksPerCaller: number;
+  /**
+   * Tasks the storage keeps for this endpoint at most, running or finished (a record lives for
+   * `ttlMs`), counted across every instance that shares the storage; and for one caller of it.
+   */
+  readonly maxStoredTasks: number;
+  readonly maxStoredTasksPerCaller: number;
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
   /** Largest result JSON a task keeps; larger ones are shortened with a note, as call results are. */
@@ -36,7 +42,7 @@ export interface StartTask {
   readonly run: (executionId: string, taskId: string) => Promise<TaskEnding>;
 }
 
-export type StartRefusal = { readonly refused: 'endpoint_full' | 'caller_full'; readonly limit: number };
+export type StartRefusal = { readonly refused: 'endpoint_full' | 'caller_full' | 'endpoint_stored_full' | 'caller_stored_full'; readonly limit: number };
 
 export type CancelAnswer = 'acknowledged' | 'unknown';
 
@@ -75,6 +81,12 @@ export class TaskManager {
   private readonly writes = new Set<Promise<unknown>>();
   private ticker: NodeJS.Timeout | undefined;
   private ticks = 0;
+  /**
+   * The first heartbeat since tasks started running here, shared by the starts that wait for it: a
+   * task's record is written only once its instance is known alive (other instances would otherwise
+   * report it failed), and a burst of starts writes it once. Forgotten when it fails or tasks stop.
+   */
+  private firstHeartbeat: Promise<void> | undefined;
   private lastInbox = '0';
   private checking = false;
 
@@ -115,15 +127,29 @@ export class TaskManager {
     };
     // Counted before the first await, so concurrent starts cannot overshoot the limits.
     this.track(record);
+    const { store } = this.options;
+    const ttlSeconds = Math.ceil(limits.ttlMs / 1000);
+    let admitted = false;
     try {
-      if (this.running.size === 1) await this.options.store.heartbeat(this.instance, TASK_DEFAULTS.heartbeatTtlSeconds);
-      await this.options.store.create(record);
+      // Stored tasks are counted in the storage, across instances: a full count refuses the task before anything is written.
+      const admission = await store.admit(record.taskId, record.owner, record.endpoint, ttlSeconds, { perCaller: limits.maxStoredTasksPerCaller, perEndpoint: limits.maxStoredTasks });
+      if (admission !== 'admitted') {
+        this.untrack(record.taskId);
+        return { refused: admission, limit: admission === 'caller_stored_full' ? limits.maxStoredTasksPerCaller : limits.maxStoredTasks };
+      }
+      admitted = true;
+      await (this.firstHeartbeat ??= store.heartbeat(this.instance, TASK_DEFAULTS.heartbeatTtlSeconds).catch((error: unknown) => {
+        this.firstHeartbeat = undefined;
+        throw error;
+      }));
+      await store.create(record);
     } catch (error) {
       this.untrack(record.taskId);
+      if (admitted) await store.unadmit(record.taskId, record.owner, record.endpoint).catch(() => undefined);
       throw error;
     }
     // The index for tasks/list is a convenience: a storage hiccup there must not fail the task.
-    this.remember(this.options.store.remember(record.owner, record.taskId, TASK_DEFAULTS.listedPerCaller, Math.ceil(limits.ttlMs / 1000)));
+    this.remember(store.remember(record.owner, record.taskId, TASK_DEFAULTS.listedPerCaller, ttlSeconds));
     void task.run(record.executionId, record.taskId).then((ending) => this.finish(record.taskId, ending));
     return record;
   }
@@ -268,6 +294,7 @@ export class TaskManager {
   }
 
   private stopTicker(): void {
+    this.firstHeartbeat = undefined;
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = undefined;
   }

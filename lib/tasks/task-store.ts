@@ -3,7 +3,22 @@ import type { Store, StoreKey } from '../storage/store.js';
 import { decodeRecord, encodeRecord, isTerminal, secondsLeft, type TaskRecord } from './task-record.js';
 
 /** Storage kinds of the task layer, in the endpoint's own namespace. */
-const KIND = Object.freeze({ task: 'task', instance: 'task-instance', inbox: 'task-inbox', owner: 'task-owner' });
+const KIND = Object.freeze({
+  task: 'task',
+  instance: 'task-instance',
+  inbox: 'task-inbox',
+  owner: 'task-owner',
+  storedByCaller: 'task-stored-caller',
+  storedByEndpoint: 'task-stored-endpoint',
+});
+
+/** How many stored tasks one caller, and one endpoint, may have at most. */
+export interface StoredTaskCaps {
+  readonly perCaller: number;
+  readonly perEndpoint: number;
+}
+
+export type StoredTaskAdmission = 'admitted' | 'caller_stored_full' | 'endpoint_stored_full';
 
 /** How often a compare-and-set is retried when another instance changed the record in between. */
 const MAX_CAS_ATTEMPTS = 8;
@@ -82,6 +97,33 @@ export class TaskStore {
 
   async ownedBy(owner: string): Promise<string[]> {
     return parseIds(await this.store.get(this.key(KIND.owner, ownerId(owner))));
+  }
+
+  /**
+   * Takes a place for a new task among the tasks stored for its caller and for its endpoint, each a
+   * set of task ids in the storage whose members expire with the records (`ttlSeconds`), so the
+   * counts are shared by every instance and shrink by themselves as finished tasks expire. The
+   * caller's place is given back when the endpoint has none left.
+   */
+  async admit(taskId: string, owner: string, endpoint: string, ttlSeconds: number, caps: StoredTaskCaps): Promise<StoredTaskAdmission> {
+    const byCaller = this.key(KIND.storedByCaller, ownerId(`${endpoint}\u0000${owner}`));
+    if (!(await this.store.addToBoundedSet(byCaller, taskId, ttlSeconds, caps.perCaller))) return 'caller_stored_full';
+    try {
+      if (await this.store.addToBoundedSet(this.key(KIND.storedByEndpoint, endpoint), taskId, ttlSeconds, caps.perEndpoint)) return 'admitted';
+    } catch (error) {
+      await this.store.removeFromSet(byCaller, taskId).catch(() => undefined);
+      throw error;
+    }
+    await this.store.removeFromSet(byCaller, taskId);
+    return 'endpoint_stored_full';
+  }
+
+  /** Gives back the places `admit` took, for a task whose record could not be stored. */
+  async unadmit(taskId: string, owner: string, endpoint: string): Promise<void> {
+    await Promise.all([
+      this.store.removeFromSet(this.key(KIND.storedByCaller, ownerId(`${endpoint}\u0000${owner}`)), taskId),
+      this.store.removeFromSet(this.key(KIND.storedByEndpoint, endpoint), taskId),
+    ]);
   }
 
   private key(kind: string, id: string): StoreKey {

@@ -276,6 +276,8 @@ export default function (RED: NodeAPI) {
           limits: {
             maxTasks: settings.tasks.maxTasks,
             maxTasksPerCaller: settings.tasks.maxTasksPerCaller,
+            maxStoredTasks: settings.tasks.maxStored,
+            maxStoredTasksPerCaller: settings.tasks.maxStoredPerCaller,
             ttlMs: settings.tasks.ttlSeconds * 1000,
             pollIntervalMs: DEFAULTS.taskPollIntervalMs,
             maxResultBytes: settings.tasks.maxResultKb * 1024,

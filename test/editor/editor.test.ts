@@ -289,6 +289,19 @@ describe('Node-RED editor with the example flow', () => {
     await path.dispatchEvent('change');
     await p.locator('#node-input-path.input-error').waitFor({ state: 'attached', ...WAIT });
 
+    // The stored-task caps: a flow saved before them has none (valid: the runtime uses the defaults);
+    // zero is refused, a whole number is not.
+    for (const id of ['#node-input-maxStoredTasks', '#node-input-maxStoredTasksPerCaller']) {
+      const cap = p.locator(id);
+      assert.equal(await cap.inputValue(), '', `${id} is empty on a node saved before it existed`);
+      await cap.fill('0');
+      await cap.dispatchEvent('change');
+      await p.locator(`${id}.input-error`).waitFor({ state: 'attached', ...WAIT });
+      await cap.fill('500');
+      await cap.dispatchEvent('change');
+      await p.waitForFunction((selector) => !document.querySelector(selector)!.classList.contains('input-error'), id, WAIT);
+    }
+
     // The runtime's own dialog (the config node's edit button) previews the listener address and
     // warns when the bind address is not loopback.
     await p.locator('#node-input-btn-runtime-edit').click(WAIT);

@@ -342,13 +342,14 @@ describe('mcp-flow-server', () => {
     assert.equal((await rpc(port, 'tools/list')).body.result.tools.length, 1);
   });
 
-  it('refuses an invalid path, concurrency limit, stream limit or missing runtime with a red status', async () => {
+  it('refuses an invalid path, concurrency limit, stream limit, stored-task cap or missing runtime with a red status', async () => {
     const port = await freePort();
     await helper.load(nodes, flowOf(
       runtimeDef('rt', port),
       flowServerDef('badPath', 'rt', [[]], { path: '/oauth/mcp' }),
       flowServerDef('badLimit', 'rt', [[]], { path: '/x', maxConcurrent: '0' }),
       flowServerDef('badStreams', 'rt', [[]], { path: '/z', maxStreams: 'lots' }),
+      flowServerDef('badStored', 'rt', [[]], { path: '/w', maxStoredTasksPerCaller: '0' }),
       flowServerDef('noRuntime', '', [[]], { path: '/y' }),
       flowServerDef('sibling', 'rt', [[]], { path: '/sibling' }),
     ));
@@ -364,7 +365,8 @@ describe('mcp-flow-server', () => {
       text: 'Concurrent calls must be a whole number from 1 to 10000',
     });
     assert.deepEqual(lastStatus(helper.getNode('badStreams')), { fill: 'red', shape: 'ring', text: 'Open streams must be a whole number from 1 to 100000' });
-    await expectNeverStarted(port, ['badPath', 'badLimit', 'badStreams', 'noRuntime'], '/oauth/mcp', '/x', '/y', '/z');
+    assert.deepEqual(lastStatus(helper.getNode('badStored')), { fill: 'red', shape: 'ring', text: 'Stored tasks per caller must be a whole number from 1 to 1000000' });
+    await expectNeverStarted(port, ['badPath', 'badLimit', 'badStreams', 'badStored', 'noRuntime'], '/oauth/mcp', '/x', '/y', '/z', '/w');
   });
 
   it('shows the Base URL in its status and accepts that host name under Local access', async () => {

@@ -39,7 +39,8 @@ function faultFlows(port: number): FlowNode[] {
     answer('boom', `return { topic: 'mcp-resource-response', payload: { executionId: msg.payload.executionId, error: 'the sensor bus is down' } };`, 'fs-faults', FAULTS),
     answer(
       'binary',
-      `return { topic: 'mcp-resource-response', payload: { executionId: msg.payload.executionId, contents: [{ blob: Buffer.from([0, 1, 2, 255]), mimeType: 'application/octet-stream' }] } };`,
+      // Every read the flow sees is logged, so a test can tell that a refused one never got here.
+      `node.warn('files read: ' + JSON.stringify(msg.payload.variables));\nreturn { topic: 'mcp-resource-response', payload: { executionId: msg.payload.executionId, contents: [{ blob: Buffer.from([0, 1, 2, 255]), mimeType: 'application/octet-stream' }] } };`,
       'fs-faults',
       FAULTS,
     ),
@@ -175,6 +176,29 @@ describe(`resources, templates, prompts and completions on ${nodeRedPackage}`, (
     assert.deepEqual(raw.json().error, { code: -32002, message: 'Resource not found: plant://nowhere', data: { uri: 'plant://nowhere' } });
   });
 
+  for (const era of ['legacy', 'modern'] as Era[]) {
+    it(`refuses a template variable that decodes to more than one segment as not found; the flow never sees it (${era})`, async () => {
+      const client = await connect(content, era);
+      try {
+        const since = nodeRed.output().length;
+        for (const name of ['..%2F..%2Fetc%2Fpasswd', '%2e%2e', '..', 'a%5Cb', 'report%00.bin', 'line%0Abreak', '%1B%5B31m', 'bad%zz']) {
+          const uri = `files://${name}`;
+          const error = await protocolError(client.readResource({ uri }));
+          // The same answer as a URI no resource has: the SDK client's ResourceNotFoundError, naming the URI.
+          assert.ok(error instanceof ResourceNotFoundError, `${uri}: ${error.message}`);
+          assert.deepEqual(error.data, { uri }, uri);
+        }
+        // A good read after them reaches the flow and is logged; none of the refused ones was.
+        await client.readResource({ uri: 'files://report%20final.bin' });
+        await nodeRed.waitForOutput('files read: {"name":"report final.bin"}', since);
+        const seen = nodeRed.output().slice(since).match(/files read: .*/g) ?? [];
+        assert.deepEqual(seen, ['files read: {"name":"report final.bin"}']);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
   describe('misbehaving resources and prompts', () => {
     it('leaves an invalid template out with a clear error and keeps serving the rest', async () => {
       await nodeRed.waitForOutput(/\[mcp-resource:r-bad\][^\n]*URI bad:\/\/\{\+path\}: variable \{\+path\} uses an operator/);
@@ -216,6 +240,10 @@ describe(`resources, templates, prompts and completions on ${nodeRedPackage}`, (
           const extra = await protocolError(client.getPrompt({ name: 'flow_prompt', arguments: { who: 'Ada', whom: 'Bob' } }));
           assert.equal(extra.code, -32602);
           assert.match(extra.message, /Unknown argument "whom"/);
+          // A value that is not a string: -32602 naming it, not -32603 with a validator's dump.
+          const typed = await protocolError(client.getPrompt({ name: 'flow_prompt', arguments: { who: 5 as unknown as string } }));
+          assert.equal(typed.code, -32602);
+          assert.equal(typed.message.replace(/^MCP error -32602: /, ''), 'Argument "who" for prompt "flow_prompt" must be a string.');
         } finally {
           await client.close();
         }

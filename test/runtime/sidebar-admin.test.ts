@@ -124,6 +124,16 @@ describe(`MCP sidebar admin routes on ${nodeRedPackage}`, () => {
     assert.equal(nodeRed.output().slice(since).includes('echo ran for'), false, 'the flow was not invoked');
   });
 
+  it('refuses a tool name no tool can have with 400 and a clear message, not an internal error', async () => {
+    const before = (await endpoints()).find((e) => e.id === LOCAL_SERVER).recentCalls.length;
+    const newline = await tryIt(LOCAL_SERVER, { tool: 'a\nb', arguments: {} });
+    assert.deepEqual([newline.status, newline.body.error], [400, 'try_invalid_tool_name'], JSON.stringify(newline.body));
+    assert.equal(newline.body.message, 'No tool can be named "a\\nb": tool names are 1 to 128 letters, digits, _, - and . characters.');
+    const spaced = await tryIt(LOCAL_SERVER, { tool: 'open valve', arguments: {} });
+    assert.deepEqual([spaced.status, spaced.body.error], [400, 'try_invalid_tool_name']);
+    assert.equal((await endpoints()).find((e) => e.id === LOCAL_SERVER).recentCalls.length, before, 'nothing reached the endpoint');
+  });
+
   it('answers an unknown tool with the protocol error a client gets', async () => {
     const { status, body } = await tryIt(LOCAL_SERVER, { tool: 'nope', arguments: {} });
     assert.equal(status, 200);

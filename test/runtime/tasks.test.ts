@@ -40,11 +40,14 @@ function taskFlows(port: number, options: { redis?: boolean } = {}): FlowNode[] 
     ...(options.redis ? [storage('store', 'redis', 'MCP_TEST_REDIS_URL')] : []),
     server('fs', '/tasks', { maxTaskResultKb: '64' }),
     server('fs-limited', '/limited', { maxTasksPerCaller: '2' }),
-    server('fs-many', '/many', { maxTasksPerCaller: '1000' }),
+    server('fs-many', '/many', { maxTasksPerCaller: '1000', maxStoredTasksPerCaller: '2000' }),
+    // Stored-task caps: 3 for one caller (on Local access every caller), and 2 for a whole endpoint.
+    server('fs-capped', '/capped', { maxStoredTasksPerCaller: '3' }),
+    server('fs-capped-all', '/capped-all', { maxStoredTasks: '2' }),
     topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
     router('route', { job: 'job-fn', must_task: 'must-fn', quick: 'quick-fn', fails: 'fails-fn', big: 'big-fn' }),
     // Answers go back to whichever endpoint sent the call: both are wired to the same flow.
-    { ...answer('job-fn', JOB, 'fs'), wires: [['fs', 'fs-limited', 'fs-many']] },
+    { ...answer('job-fn', JOB, 'fs'), wires: [['fs', 'fs-limited', 'fs-many', 'fs-capped', 'fs-capped-all']] },
     answer('on-cancel', ON_CANCEL, ''),
     { ...answer('must-fn', reply(`result: 'ran as a task ' + msg.mcp.taskId`), 'fs'), wires: [['fs', 'fs-limited']] },
     answer('quick-fn', reply(`result: 'quick'`), 'fs'),
@@ -315,6 +318,53 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
       }
     });
   }
+
+  it('caps the tasks stored for one caller across both instances, finished ones included, with -32000 in both eras', async () => {
+    const capped = (url: string) => url.replace('/tasks', '/capped');
+    const clients = [
+      await TaskClient.connect(capped(pair.firstUrl), 'legacy'),
+      await TaskClient.connect(capped(pair.secondUrl), 'modern'),
+      await TaskClient.connect(capped(pair.firstUrl), 'modern'),
+      await TaskClient.connect(capped(pair.secondUrl), 'legacy'),
+    ];
+    const [legacyOnA, modernOnB] = clients as [TaskClient, TaskClient];
+    try {
+      const ids = [await legacyOnA.call('job', { ms: 1, label: 'a1' }), await modernOnB.call('job', { ms: 1, label: 'b1' }), await legacyOnA.call('job', { ms: 1, label: 'a2' })].map(
+        TaskClient.taskIdOf,
+      );
+      // Finished tasks still count: their records are kept for the TTL.
+      for (const id of ids) assert.equal((await modernOnB.untilDone(id))['status'], 'completed');
+      for (const client of clients) {
+        const refused = await client.call('job', { ms: 1, label: 'refused' }).then(
+          () => undefined,
+          (error: Error & { code?: number }) => error,
+        );
+        assert.equal(refused?.code, -32000, `${client.era}: ${refused?.message}`);
+        assert.match(String(refused?.message), /^Too many stored tasks: \/capped already keeps 3 of your tasks \(each is kept for 3600 s after it starts, finished or not\); retry when older ones have expired\.$/);
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
+  it('caps the tasks stored for a whole endpoint across both instances', async () => {
+    const all = (url: string) => url.replace('/tasks', '/capped-all');
+    const onA = await TaskClient.connect(all(pair.firstUrl), 'modern');
+    const onB = await TaskClient.connect(all(pair.secondUrl), 'modern');
+    try {
+      TaskClient.taskIdOf(await onA.call('job', { ms: 1, label: 'a' }));
+      TaskClient.taskIdOf(await onB.call('job', { ms: 1, label: 'b' }));
+      const refused = await onA.call('job', { ms: 1, label: 'c' }).then(
+        () => undefined,
+        (error: Error & { code?: number }) => error,
+      );
+      assert.equal(refused?.code, -32000);
+      assert.match(String(refused?.message), /^Too many stored tasks: \/capped-all already keeps 2 tasks /);
+    } finally {
+      await onA.close();
+      await onB.close();
+    }
+  });
 
   it('a cancel sent to B stops the flow on A (mcp-tool-cancel there)', async () => {
     const onA = await TaskClient.connect(pair.firstUrl, 'modern');

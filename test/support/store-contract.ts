@@ -192,6 +192,45 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
       assert.equal(await store.get(k), 'not-a-number');
     });
 
+    it('addToBoundedSet admits members up to the limit, refuses the next, and counts each member once', async () => {
+      const k = key('bounded');
+      assert.equal(await store.countSet(k), 0);
+      assert.equal(await store.addToBoundedSet(k, 'a', 60, 2), true);
+      assert.equal(await store.addToBoundedSet(k, 'a', 60, 2), true, 'a member already there is admitted again, not counted twice');
+      assert.equal(await store.addToBoundedSet(k, 'b', 60, 2), true);
+      assert.equal(await store.addToBoundedSet(k, 'c', 60, 2), false);
+      assert.equal(await store.countSet(k), 2);
+      assert.equal(await store.addToBoundedSet(key('bounded'), 'c', 60, 2), true, 'another set has room of its own');
+    });
+
+    it('addToBoundedSet forgets each member at its own TTL, so the count stays right as members expire', async () => {
+      const k = key('bounded');
+      assert.equal(await store.addToBoundedSet(k, 'short', 1, 2), true);
+      assert.equal(await store.addToBoundedSet(k, 'long', 60, 2), true);
+      assert.equal(await store.addToBoundedSet(k, 'refused', 60, 2), false);
+      await subject.elapse(PAST_ONE_SECOND);
+      assert.equal(await store.countSet(k), 1);
+      assert.equal(await store.addToBoundedSet(k, 'next', 60, 2), true, 'the expired member made room');
+      assert.equal(await store.addToBoundedSet(k, 'more', 60, 2), false);
+    });
+
+    it('removeFromSet makes room, and removing an absent member is fine', async () => {
+      const k = key('bounded');
+      await store.addToBoundedSet(k, 'a', 60, 1);
+      assert.equal(await store.addToBoundedSet(k, 'b', 60, 1), false);
+      await store.removeFromSet(k, 'a');
+      await store.removeFromSet(k, 'a');
+      assert.equal(await store.countSet(k), 0);
+      assert.equal(await store.addToBoundedSet(k, 'b', 60, 1), true);
+    });
+
+    it(`addToBoundedSet admits exactly the limit of ${CONCURRENT_TAKES} concurrent adds`, async () => {
+      const k = key('bounded');
+      const added = await Promise.all(Array.from({ length: CONCURRENT_TAKES }, (_, index) => store.addToBoundedSet(k, `m${index}`, 60, 10)));
+      assert.equal(added.filter(Boolean).length, 10);
+      assert.equal(await store.countSet(k), 10);
+    });
+
     it('delete removes a value, and deleting an absent key is fine', async () => {
       const k = key();
       await store.put(k, 'v', 60);
@@ -246,6 +285,11 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
         () => store.increment(key(), 0),
         () => store.increment(key(), 2.5),
         () => store.increment({ namespace: 'ns', kind: 'li:mit', id: 'x' }, 60),
+        () => store.addToBoundedSet(key('bounded'), 'm', 0, 1),
+        () => store.addToBoundedSet(key('bounded'), 'm', 60, 0),
+        () => store.addToBoundedSet(key('bounded'), 'm', 60, 1.5),
+        () => store.addToBoundedSet(key('bounded'), '', 60, 1),
+        () => store.removeFromSet(key('bounded'), ''),
       ];
       for (const refusal of refusals) {
         await assert.rejects(refusal, (error: unknown) => error instanceof Error && !(error instanceof StorageUnavailableError));
@@ -349,6 +393,9 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
         () => closing.delete(k),
         () => closing.increment(k, 60),
         () => closing.publish(k, 'v'),
+        () => closing.addToBoundedSet(k, 'm', 60, 1),
+        () => closing.removeFromSet(k, 'm'),
+        () => closing.countSet(k),
       ];
       for (const operation of operations) {
         await assert.rejects(operation, (error: unknown) => error instanceof StorageUnavailableError && error.code === 'storage_unavailable');

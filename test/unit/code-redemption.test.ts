@@ -60,6 +60,9 @@ class StallingStore implements Store {
   compareAndSet: Store['compareAndSet'] = (key, expected, next, ttl) => this.run('compareAndSet', () => this.inner.compareAndSet(key, expected, next, ttl));
   delete: Store['delete'] = (key) => this.run('delete', () => this.inner.delete(key));
   increment: Store['increment'] = (key, ttl) => this.run('increment', () => this.inner.increment(key, ttl));
+  addToBoundedSet: Store['addToBoundedSet'] = (key, member, ttl, limit) => this.inner.addToBoundedSet(key, member, ttl, limit);
+  removeFromSet: Store['removeFromSet'] = (key, member) => this.inner.removeFromSet(key, member);
+  countSet: Store['countSet'] = (key) => this.inner.countSet(key);
   publish: Store['publish'] = (channel, message) => this.inner.publish(channel, message);
   subscribe: Store['subscribe'] = (channel, listener) => this.inner.subscribe(channel, listener);
   publishOnClose: Store['publishOnClose'] = (channel, message) => this.inner.publishOnClose(channel, message);

@@ -74,6 +74,21 @@ describe('conformance runner: judging a scenario and reading expected.json', () 
     assert.deepEqual(judge([{ id: 'i', name: 'I', status: 'INFO' }]).problems, ['no check succeeded']);
   });
 
+  it('does not pass a scenario whose own checks were all skipped: the suite-wide wire-schema check alone proves nothing', () => {
+    // The skills scenarios against a server that declares no skills extension: every check of theirs
+    // is SKIPPED and only the suite's own wire-schema-valid (added to every scenario) succeeds.
+    const vacuous = judge([
+      { id: 'sep-2640-skillmd-mimetype', name: 'M', status: 'SKIPPED', errorMessage: 'Server did not declare the io.modelcontextprotocol/skills extension; SKILL.md checks not applicable.' },
+      { id: 'wire-schema-valid', name: 'WireSchemaValid', status: 'SUCCESS' },
+    ]);
+    assert.deepEqual(vacuous, {
+      outcome: 'fail',
+      problems: ['no check of the scenario succeeded (skipped sep-2640-skillmd-mimetype: Server did not declare the io.modelcontextprotocol/skills extension; SKILL.md checks not applicable.)'],
+    });
+    assert.equal(judge([{ id: 'a', name: 'A', status: 'SUCCESS' }, { id: 'wire-schema-valid', name: 'W', status: 'SUCCESS' }]).outcome, 'pass');
+    assert.equal(judge([{ id: 'a', name: 'A', status: 'SUCCESS' }, { id: 'wire-schema-valid', name: 'W', status: 'FAILURE', errorMessage: 'bad' }]).outcome, 'fail');
+  });
+
   it('refuses an expected failure without a reason, and an outcome other than pass or fail', () => {
     const dir = mkdtempSync(join(tmpdir(), 'expected-'));
     try {

@@ -19,6 +19,41 @@ describe('URI templates (RFC 6570 level 1)', () => {
     assert.equal(template.match('sensors://%E0%A4%A/readings'), undefined, 'malformed percent-encoding');
   });
 
+  it('refuses a value that decodes to more than one segment: a slash, a dot segment or a control character', () => {
+    // A flow that builds a file path from {name} must never see "../../etc/passwd": the read is
+    // refused as an unknown URI, exactly as one no template matches.
+    const template = parseUriTemplate('file://docs/{name}');
+    const refused = [
+      'file://docs/..%2F..%2Fetc%2Fpasswd',
+      'file://docs/a%2Fb',
+      'file://docs/a%5Cb',
+      'file://docs/..',
+      'file://docs/.',
+      'file://docs/%2e%2e',
+      'file://docs/%2E',
+      'file://docs/report%00.txt',
+      'file://docs/line%0Abreak',
+      'file://docs/%1B%5B31m',
+      'file://docs/tab%09',
+      'file://docs/del%7F',
+      'file://docs/c1%C2%85',
+      'file://docs/c1%C2%9B',
+      'file://docs/%zz',
+      'file://docs/%E0%A4%A',
+      'file://docs/%',
+    ];
+    for (const uri of refused) assert.equal(template.match(uri), undefined, uri);
+  });
+
+  it('still decodes one-segment values: spaces, dots inside a name, non-ASCII letters', () => {
+    const template = parseUriTemplate('file://docs/{name}');
+    assert.deepEqual(template.match('file://docs/annual%20report.pdf'), { name: 'annual report.pdf' });
+    assert.deepEqual(template.match('file://docs/..hidden'), { name: '..hidden' });
+    assert.deepEqual(template.match('file://docs/a..b'), { name: 'a..b' });
+    assert.deepEqual(template.match('file://docs/gr%C3%BC%C3%9Fe'), { name: 'grüße' });
+    assert.deepEqual(template.match('file://docs/%2e%2e%2e'), { name: '...' });
+  });
+
   it('treats regular-expression characters in the literal part literally', () => {
     const template = parseUriTemplate('file:///logs/{name}.log');
     assert.deepEqual(template.match('file:///logs/app.log'), { name: 'app' });

@@ -46,6 +46,9 @@ function flow(endpoint: () => McpEndpoint) {
         return settle({ result: args['bad'] ? { sum: Number.NaN } : { sum: 3 } });
       case 'scalar':
         return settle({ result: { content: [{ type: 'text', text: '7' }], structuredContent: 7 } });
+      case 'bare-scalar':
+        // A non-object structured content and no text block: the SDK's result projection adds the text.
+        return settle({ result: { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], structuredContent: args['list'] ? [1, 'two'] : 'plain' } });
       case 'fails':
         return settle({ error: { message: 'the database is down' } });
       case 'bigint':
@@ -72,6 +75,7 @@ const TOOLS = () =>
     parseToolConfig({ toolName: 'full', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'sum', endpoint: '/mcp', inputSchema: ANY, outputSchema: '{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}' }),
     parseToolConfig({ toolName: 'scalar', endpoint: '/mcp', inputSchema: ANY }),
+    parseToolConfig({ toolName: 'bare-scalar', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'fails', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'bigint', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'silent', endpoint: '/mcp', inputSchema: ANY, timeout: 1 }),
@@ -177,6 +181,8 @@ describe('plain 2025-era tool calls served directly answer exactly as through th
     ['structured content checked against the output schema', call(4, 'sum')],
     ['structured content whose JSON breaks the output schema', call(5, 'sum', { bad: true })],
     ['a result with a non-object structured content (not a valid result: sent as data)', call(6, 'scalar')],
+    ['a non-object structured content without a text block (the text fallback)', call(13, 'bare-scalar')],
+    ['a structured content array without a text block', call(14, 'bare-scalar', { list: true })],
     ['invalid arguments (a tool result naming the field)', call(7, 'echo', { text: 5 })],
     ['missing arguments', call(8, 'echo')],
     ['a flow that fails', call(9, 'fails')],
@@ -316,6 +322,8 @@ describe('plain 2026-07-28 tool calls served directly answer exactly as through 
     ['structured content checked against the output schema', modernCall(4, 'sum')],
     ['structured content whose JSON breaks the output schema', modernCall(5, 'sum', { bad: true })],
     ['invalid arguments', modernCall(6, 'echo', { text: 5 })],
+    ['a non-object structured content without a text block (the text fallback)', modernCall(11, 'bare-scalar')],
+    ['a structured content array without a text block', modernCall(12, 'bare-scalar', { list: true })],
     ['a flow that fails', modernCall(7, 'fails')],
     ['a flow that answers with a value JSON cannot carry', modernCall(10, 'bigint')],
     ['a flow that asks although the tool declares nothing', modernCall(8, 'asks')],

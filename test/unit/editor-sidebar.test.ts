@@ -103,6 +103,13 @@ describe('Try it', () => {
     assert.equal(codeOf(() => parseTryItRequest(null)), 'try_no_tool');
   });
 
+  it('refuses a tool name no tool can have (a line break, a space, too long) before anything runs', () => {
+    for (const tool of ['a\nb', 'a b', 'caf\u00e9', 'x'.repeat(129), 'a\u0000']) {
+      assert.equal(codeOf(() => parseTryItRequest({ tool, arguments: {} })), 'try_invalid_tool_name', JSON.stringify(tool));
+    }
+    assert.equal(parseTryItRequest({ tool: 'plant-a.open_valve', arguments: {} }).tool, 'plant-a.open_valve');
+  });
+
   it('runs as the editor; an OAuth endpoint with groups only after confirmation, marked', () => {
     assert.deepEqual(editorCaller({ access: 'local', groups: [] }, 'ada', false), { client: 'editor', editor: { user: 'ada' } });
     assert.deepEqual(editorCaller({ access: 'oauth', groups: [] }, null, false), { client: 'editor', editor: { user: null } });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
-const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, ttlSeconds: 3600, maxResultKb: 1024 };
+const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, maxStored: 10_000, maxStoredPerCaller: 1_000, ttlSeconds: 3600, maxResultKb: 1024 };
 const EDGE_DEFAULTS = { site: undefined, hubSites: [], naming: '{site}.{tool}', maxPendingPerSite: 32 };
 const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS, edges: EDGE_DEFAULTS };
 
@@ -70,12 +70,20 @@ describe('parseFlowServerConfig', () => {
   });
 
   it('reads the task limits, as the editor saves them or as numbers', () => {
-    assert.deepEqual(parseFlowServerConfig({ maxTasks: '50', maxTasksPerCaller: 5, taskTtl: '600', maxTaskResultKb: '64' }).tasks, {
+    assert.deepEqual(parseFlowServerConfig({ maxTasks: '50', maxTasksPerCaller: 5, maxStoredTasks: '500', maxStoredTasksPerCaller: 20, taskTtl: '600', maxTaskResultKb: '64' }).tasks, {
       maxTasks: 50,
       maxTasksPerCaller: 5,
+      maxStored: 500,
+      maxStoredPerCaller: 20,
       ttlSeconds: 600,
       maxResultKb: 64,
     });
+  });
+
+  it('gives a flow saved before the stored-task caps the default caps', () => {
+    const { tasks } = parseFlowServerConfig({ maxTasks: '50', maxTasksPerCaller: '5', taskTtl: '600', maxTaskResultKb: '64' });
+    assert.deepEqual([tasks.maxStored, tasks.maxStoredPerCaller], [10_000, 1_000]);
+    assert.deepEqual(parseFlowServerConfig({ maxStoredTasks: '', maxStoredTasksPerCaller: null }).tasks, TASK_DEFAULTS);
   });
 
   it('refuses task limits out of range, naming the field', () => {
@@ -84,6 +92,9 @@ describe('parseFlowServerConfig', () => {
     assertCode({ taskTtl: '59' }, 'invalid_task_ttl');
     assertCode({ taskTtl: String(8 * 86_400) }, 'invalid_task_ttl');
     assertCode({ maxTaskResultKb: '2048' }, 'invalid_max_task_result');
+    assertCode({ maxStoredTasks: '0' }, 'invalid_max_stored_tasks');
+    assertCode({ maxStoredTasks: '1000001' }, 'invalid_max_stored_tasks');
+    assertCode({ maxStoredTasksPerCaller: '1.5' }, 'invalid_max_stored_tasks_per_caller');
   });
 
   it('reads groups separated by commas or whitespace, without repeats', () => {

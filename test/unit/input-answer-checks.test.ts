@@ -112,7 +112,7 @@ describe('parseInputPayload: a form whose schema cannot check answers', () => {
   it('is refused when the flow asks, naming the request', () => {
     const parsed = parseInputPayload({
       executionId: 'e1',
-      requests: { code: { elicitation: { message: 'Code?', requestedSchema: { type: 'object', properties: { code: { type: 'string', pattern: '(' } } } } } },
+      requests: { code: { elicitation: { message: 'Code?', requestedSchema: { type: 'object', properties: { code: { type: 'string', minLength: -1 } } } } } },
     });
     assert.equal(parsed.ok, false);
     assert.match((parsed as { problem: string }).problem, /^requests\.code: elicitation\.requestedSchema cannot check answers/);

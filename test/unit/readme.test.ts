@@ -35,6 +35,17 @@ describe('README', () => {
     assert.doesNotMatch(oneLine, /by default, Codex register/, 'Codex registers only when told to');
   });
 
+  it('does not count the skills scenarios as passing: the palette declares no skills extension, so the suite skips them', () => {
+    const conformance = oneLine.slice(oneLine.indexOf('## Conformance'), oneLine.indexOf('## Telemetry'));
+    assert.doesNotMatch(conformance, /the skills scenarios, and the tasks scenarios/);
+    assert.match(conformance, /\| `sep-2640-skills-directory`, `sep-2640-skills-enumeration`, `sep-2640-skills-manifest` \| not applicable: /);
+    const expected = JSON.parse(readFileSync(join(root, 'test', 'conformance', 'expected.json'), 'utf8')) as { scenarios: Record<string, Record<string, string>> };
+    for (const scenario of ['sep-2640-skills-directory', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest']) {
+      assert.equal(expected.scenarios[scenario]?.['extension'], 'fail', scenario);
+      assert.match(expected.scenarios[scenario]?.['reason'] ?? '', /declares no io\.modelcontextprotocol\/skills extension/, scenario);
+    }
+  });
+
   it('gives Claude Code\'s metadata document for pinning, and says only Trusted clients skip consent', () => {
     assert.match(oneLine, /Claude Code's document is `https:\/\/claude\.ai\/oauth\/claude-code-client-metadata`/);
     assert.match(oneLine, /Only the clients listed in the consent section's \*Trusted\* field skip the prompt/);

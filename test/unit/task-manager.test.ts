@@ -5,7 +5,7 @@ import { TaskManager, type TaskEnding, type TaskLimits } from '../../lib/tasks/t
 import { TaskStore } from '../../lib/tasks/task-store.js';
 import type { TaskRecord } from '../../lib/tasks/task-record.js';
 
-const LIMITS: TaskLimits = { maxTasks: 3, maxTasksPerCaller: 2, ttlMs: 60_000, pollIntervalMs: 1000, maxResultBytes: 1024 };
+const LIMITS: TaskLimits = { maxTasks: 3, maxTasksPerCaller: 2, maxStoredTasks: 1000, maxStoredTasksPerCaller: 100, ttlMs: 60_000, pollIntervalMs: 1000, maxResultBytes: 1024 };
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A run the test ends by hand: `end(taskId, ending)`. */
@@ -41,13 +41,13 @@ describe('TaskManager', () => {
     await Promise.all(stores.splice(0).map((store) => store.close()));
   });
 
-  function setup(options: { instance?: string; store?: MemoryStore; abandon?: (executionId: string) => void } = {}) {
+  function setup(options: { instance?: string; store?: MemoryStore; abandon?: (executionId: string) => void; limits?: Partial<TaskLimits> } = {}) {
     const store = options.store ?? new MemoryStore();
     if (!options.store) stores.push(store);
     const manager = new TaskManager({
       store: new TaskStore(store, 'tasks'),
       endpoint: '/mcp',
-      limits: LIMITS,
+      limits: { ...LIMITS, ...options.limits },
       logger: silent,
       abandon: options.abandon ?? (() => {}),
       ...(options.instance ? { instance: options.instance } : {}),
@@ -109,6 +109,56 @@ describe('TaskManager', () => {
     runs.end(first.taskId, { status: 'failed', error: { code: -32001, message: 'timed out' } });
     await until(async () => manager.runningCount === 2);
     await started(manager, 'alice', runs.run);
+  });
+
+  it('refuses a task past the stored caps, per caller and per endpoint, counted across instances, until older tasks expire', async () => {
+    let now = 1_700_000_000_000;
+    const store = new MemoryStore({ now: () => now });
+    stores.push(store);
+    const limits = { maxStoredTasks: 3, maxStoredTasksPerCaller: 2 };
+    const { manager: onA } = setup({ store, instance: 'instance-a', limits });
+    const { manager: onB } = setup({ store, instance: 'instance-b', limits });
+    const done = async (): Promise<TaskEnding> => ({ status: 'completed', result: { content: [] } });
+    // Finished tasks count: their records are kept for the TTL.
+    await started(onA, 'alice', done);
+    await started(onB, 'alice', done);
+    const runs = controlledRuns();
+    assert.deepEqual(await onA.start({ owner: 'alice', tool: 'job', run: runs.run }), { refused: 'caller_stored_full', limit: 2 });
+    assert.deepEqual(await onB.start({ owner: 'alice', tool: 'job', run: runs.run }), { refused: 'caller_stored_full', limit: 2 });
+    await started(onB, 'bob', done);
+    assert.deepEqual(await onA.start({ owner: 'carol', tool: 'job', run: runs.run }), { refused: 'endpoint_stored_full', limit: 3 });
+    assert.deepEqual(runs.started, [], 'a refused task never reaches the flow');
+    assert.equal(onA.runningCount + onB.runningCount, 0, 'nor holds a running slot');
+    // Once the first tasks' records have expired, their places are free again, on either instance.
+    now += LIMITS.ttlMs;
+    await started(onB, 'carol', done);
+    await started(onA, 'alice', done);
+  });
+
+  it('gives a caller its stored place back when the endpoint refused the task', async () => {
+    let now = 1_700_000_000_000;
+    const store = new MemoryStore({ now: () => now });
+    stores.push(store);
+    const { manager } = setup({ store, limits: { maxStoredTasks: 1, maxStoredTasksPerCaller: 1 } });
+    const done = async (): Promise<TaskEnding> => ({ status: 'completed', result: { content: [] } });
+    await started(manager, 'alice', done);
+    now += LIMITS.ttlMs / 2;
+    assert.deepEqual(await manager.start({ owner: 'bob', tool: 'job', run: done }), { refused: 'endpoint_stored_full', limit: 1 });
+    // Alice's task has expired, the refused one of Bob would not have yet: Bob has his place.
+    now += LIMITS.ttlMs / 2;
+    await started(manager, 'bob', done);
+  });
+
+  it('gives the stored places back when the record cannot be stored', async () => {
+    const store = new MemoryStore();
+    stores.push(store);
+    const { manager } = setup({ store, limits: { maxStoredTasks: 1, maxStoredTasksPerCaller: 1 } });
+    const failing = Object.create(store) as MemoryStore;
+    failing.put = (key, value, ttl) => (key.kind === 'task' ? Promise.reject(new Error('disk full')) : store.put(key, value, ttl));
+    const { manager: broken } = setup({ store: failing, limits: { maxStoredTasks: 1, maxStoredTasksPerCaller: 1 } });
+    const done = async (): Promise<TaskEnding> => ({ status: 'completed', result: { content: [] } });
+    await assert.rejects(broken.start({ owner: 'alice', tool: 'job', run: done }), /disk full/);
+    await started(manager, 'alice', done);
   });
 
   it('reports a task failed once the instance running it stops sending heartbeats', async () => {

@@ -4,9 +4,7 @@ import {
   ResourceNotFoundError,
   type CompleteRequest,
   type CompleteResult,
-  type GetPromptRequest,
   type GetPromptResult,
-  type ReadResourceRequest,
   type ReadResourceResult,
   type RequestId,
   type Server,
@@ -26,6 +24,7 @@ import { describeFlowError, formatSeconds } from '../tool-result.js';
 import { InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
 import type { ContentCatalog } from './content-catalog.js';
 import { completeFrom, completeFromFlow } from './completion-values.js';
+import { PROMPT_GET_PARAMS, RESOURCE_READ_PARAMS } from './content-params.js';
 import { checkPromptArguments, fillPlaceholders, renderPrompt } from './prompt-definition.js';
 
 /** Who asked and for what; `msg.mcp` of the message the flow receives. */
@@ -168,9 +167,10 @@ export function registerContentHandlers(
   if (catalog.capabilities.resources) {
     server.setRequestHandler('resources/list', (request) => catalog.resourcePages.page(request.params?.cursor));
     server.setRequestHandler('resources/templates/list', (request) => catalog.templatePages.page(request.params?.cursor));
-    server.setRequestHandler('resources/read', (request: ReadResourceRequest, handlerCtx): Promise<ReadResourceResult> =>
+    // Params checked by our schema, so a malformed request gets -32602, not the SDK's -32603 dump.
+    server.setRequestHandler('resources/read', { params: RESOURCE_READ_PARAMS }, (params, handlerCtx): Promise<ReadResourceResult> =>
       observed('resource', handlerCtx, async (seen) => {
-        const uri = request.params.uri;
+        const uri = params.uri;
         const found = catalog.findResource(uri);
         // The SDK sends -32602 with data { uri } (2026-07-28); the 2025 exchange hub restores -32002.
         if (!found) throw failed('unknown_resource', new ResourceNotFoundError(uri));
@@ -198,18 +198,19 @@ export function registerContentHandlers(
 
   if (catalog.capabilities.prompts) {
     server.setRequestHandler('prompts/list', (request) => catalog.promptPages.page(request.params?.cursor));
-    server.setRequestHandler('prompts/get', (request: GetPromptRequest, handlerCtx): Promise<GetPromptResult> =>
+    server.setRequestHandler('prompts/get', { params: PROMPT_GET_PARAMS }, (params, handlerCtx): Promise<GetPromptResult> =>
       observed('prompt', handlerCtx, async (seen) => {
-        const name = request.params.name;
+        const name = params.name;
         const prompt = catalog.findPrompt(name);
         if (!prompt) {
           throw failed('unknown_prompt', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list to see the prompts this endpoint offers.`));
         }
         seen.name = prompt.name;
         seen.mode = prompt.template ? 'static' : 'flow';
-        const values = (request.params.arguments ?? {}) as Record<string, string>;
-        const problem = checkPromptArguments(prompt, values);
+        const given = params.arguments ?? {};
+        const problem = checkPromptArguments(prompt, given);
         if (problem) throw failed('invalid_arguments', new ProtocolError(ProtocolErrorCode.InvalidParams, problem));
+        const values = given as Record<string, string>;
         if (prompt.template) return renderPrompt(prompt, values);
         const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contextOf(handlerCtx, { prompt: name }) };
         const outcome = await askingRun(deps, call, prompt.timeoutMs, handlerCtx, modern, { target: `prompt:${name}`, arguments: argumentsDigest(values) }, `Prompt "${name}"`, seen);

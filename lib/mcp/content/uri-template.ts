@@ -1,11 +1,20 @@
 /**
  * RFC 6570 level 1 URI templates (`{name}` simple expansion only), the shape MCP resource templates
  * use in practice. Parsed once at deploy; matching a URI is one regular expression.
+ *
+ * Each variable is one path segment, after decoding too: a flow that builds a file path from a value
+ * must never meet `../../etc/passwd` sent as `..%2F..%2Fetc%2Fpasswd`. A value that decodes to a path
+ * separator (`/`, `\`), a dot segment (`.`, `..`) or a control character (C0, DEL, C1) does not match,
+ * so the read is refused like any URI no resource has. Multi-segment variables (`{+path}`, `{/path*}`)
+ * are operators this parser refuses, so no template can ask for one.
  */
 export interface UriTemplate {
   readonly text: string;
   readonly variables: readonly string[];
-  /** The variables' values (percent-decoded) when `uri` fits the template, else undefined. */
+  /**
+   * The variables' values (percent-decoded) when `uri` fits the template and each value is one
+   * segment (see above), else undefined.
+   */
   match(uri: string): Record<string, string> | undefined;
 }
 
@@ -82,12 +91,19 @@ export function parseUriTemplate(text: string): UriTemplate {
   });
 }
 
+/** A path separator or a control character (C0, DEL, C1) anywhere in a decoded value. */
+const NOT_ONE_SEGMENT = /[/\\\u0000-\u001f\u007f-\u009f]/;
+
+/** The decoded value when it is one segment; undefined for invalid percent-encoding or more. */
 function safeDecode(value: string): string | undefined {
+  let decoded: string;
   try {
-    return decodeURIComponent(value);
+    decoded = decodeURIComponent(value);
   } catch {
     return undefined;
   }
+  if (decoded === '.' || decoded === '..' || NOT_ONE_SEGMENT.test(decoded)) return undefined;
+  return decoded;
 }
 
 function escapeRegExp(text: string): string {
