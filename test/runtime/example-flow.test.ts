@@ -202,8 +202,17 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
       for (const type of types) {
         assert.ok(html.includes(`data-template-name="${type}"`), `template for ${type}`);
         assert.ok(html.includes(`data-help-name="${type}"`), `help for ${type}`);
-        assert.ok(html.includes(`registerType('${type}'`) || html.includes(`registerType("${type}"`), `registerType for ${type}`);
+        assert.ok(html.includes(`flowmcpEditor.register("${type}"`), `registration of ${type} through the shared editor parts`);
       }
+      // The registrations above only work when the shared parts they call are served from the package.
+      for (const part of ['mcp-editor.js', 'mcp-editor-form.js', 'mcp-editor-types.js']) {
+        assert.ok(html.includes(`src="resources/@flowmcp/node-red-mcp/${part}"`), `${part} is loaded`);
+        const served = await fetch(`${nodeRed.adminUrl}/resources/@flowmcp/node-red-mcp/${part}`);
+        assert.equal(served.status, 200, `${part} is served`);
+        assert.ok((await served.text()).length > 200, `${part} has content`);
+      }
+      const registration = await (await fetch(`${nodeRed.adminUrl}/resources/@flowmcp/node-red-mcp/mcp-editor-types.js`)).text();
+      assert.ok(registration.includes('RED.nodes.registerType('), 'the shared parts register the types with Node-RED');
     });
 
     it('serves each type\'s message catalog', async () => {
