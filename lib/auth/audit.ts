@@ -4,7 +4,7 @@
  * tool arguments; sessions appear as a 12-character hash.
  */
 import type { ContentFinished } from '../mcp/content/content-handlers.js';
-import type { CallFinished } from '../mcp/mcp-endpoint.js';
+import type { CallFinished } from '../mcp/calls/call-types.js';
 import type { RefreshAuditEvent } from './refresh/refresh-audit.js';
 import type { RegistrationAuditEvent, RevocationAuditEvent } from './registration/registration-audit.js';
 

@@ -5,7 +5,7 @@ import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
 import { nestingExceeds } from '../http/read-json-rpc-body.js';
 import { isPlainObject } from '../core/is-plain-object.js';
-import type { EditorCallResponse } from '../mcp/mcp-endpoint.js';
+import type { EditorCallResponse } from '../mcp/endpoint/editor-call.js';
 import { TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import { argumentName } from '../mcp/tool-result.js';
 

@@ -1,4 +1,4 @@
-import type { CallFinished } from '../mcp/mcp-endpoint.js';
+import type { CallFinished } from '../mcp/calls/call-types.js';
 import type { TelemetryFields } from './telemetry-fields.js';
 
 /** The payload of one `mcp-tool-telemetry` message: flat, typed, bounded label values. */

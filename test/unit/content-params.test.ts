@@ -7,7 +7,7 @@ import { silentLogger } from '../../lib/core/logger.js';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
-import { McpEndpoint } from '../../lib/mcp/mcp-endpoint.js';
+import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 
 // Malformed prompts/get and resources/read params, on both eras, through a real McpEndpoint behind a
 // node:http server: the client is told -32602 naming what is wrong, never -32603 with the

@@ -6,7 +6,8 @@ import { Server as SdkServer, WebStandardStreamableHTTPServerTransport } from '@
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import type { ExecutionRequest } from '../../lib/execution/broker.js';
-import { McpEndpoint, type CallFinished } from '../../lib/mcp/mcp-endpoint.js';
+import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
+import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 

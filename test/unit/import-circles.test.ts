@@ -9,9 +9,6 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** The one circle left until the endpoint is split into parts (issue 23, item 1); then none. */
-const AWAITING_THE_ENDPOINT_SPLIT = ['lib/mcp/direct-tool-call.ts', 'lib/mcp/mcp-endpoint.ts', 'lib/mcp/tool-tasks.ts'];
-
 describe('import circles in lib/', () => {
   it('finds a circle where there is one (the reader of imports works)', () => {
     const graph = new Map([
@@ -24,9 +21,8 @@ describe('import circles in lib/', () => {
     assert.ok(importGraph().get('lib/execution/broker.ts')?.includes('lib/execution/cancellation.ts'), 'broker.ts imports cancellation.ts');
   });
 
-  it('has none but the endpoint\'s, which its split removes', () => {
-    const left = circlesOf(importGraph()).filter((circle) => circle.join() !== AWAITING_THE_ENDPOINT_SPLIT.join());
-    assert.deepEqual(left, [], 'move what the files of each circle share below them');
+  it('has none', () => {
+    assert.deepEqual(circlesOf(importGraph()), [], 'move what the files of each circle share below them');
   });
 });
 

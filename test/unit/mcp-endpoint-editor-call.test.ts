@@ -3,7 +3,8 @@ import { after, describe, it } from 'node:test';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import type { ExecutionRequest } from '../../lib/execution/broker.js';
-import { McpEndpoint, type CallFinished, type ExecutionContext } from '../../lib/mcp/mcp-endpoint.js';
+import type { CallFinished, ExecutionContext } from '../../lib/mcp/calls/call-types.js';
+import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 

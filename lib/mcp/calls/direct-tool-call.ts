@@ -1,32 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import { ProtocolError, SERVER_INFO_META_KEY, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
-import type { CallerIdentity } from '../access/access-policy.js';
-import { DEFAULTS } from '../core/defaults.js';
-import { isPlainObject } from '../core/is-plain-object.js';
-import type { BeginOptions, ExecutionOutcome, RoundInput } from '../execution/broker.js';
-import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../input/input-rounds.js';
-import type { CallStream } from './call-stream.js';
-import type { LogLevel } from './log-levels.js';
-import type { CallFinished, CallOutcome, ExecutionContext } from './mcp-endpoint.js';
-import { writeJsonRpcError, writeJsonRpcResult } from './json-rpc-answers.js';
-import type { PlainToolCall } from './plain-requests.js';
-import { MODERN_PROTOCOL_VERSION } from './protocol-version.js';
-import type { ToolCatalog } from './tool-catalog.js';
-import type { ToolDefinition } from './tool-definition.js';
-import { invalidArgumentsResult, resultFromOutcome } from './tool-result.js';
-
-/** Reports how one `tools/call` ended (telemetry, audit), once, and hands its result back. */
-export type CallFinish = (
-  tool: ToolDefinition | undefined,
-  outcome: CallOutcome,
-  result: CallToolResult | undefined,
-  extra?: Partial<CallFinished>,
-  /** The result's JSON when the caller has it already, so sizing it costs nothing more. */
-  resultJson?: string,
-) => CallToolResult | undefined;
-
-/** What a round of a call may carry to the flow besides its arguments. */
-export type FlowCallOptions = Pick<BeginOptions<ExecutionContext, CallStream>, 'stream' | 'progressToken' | 'logLevel' | 'input' | 'clientCapabilities'>;
+import type { CallerIdentity } from '../../access/access-policy.js';
+import { DEFAULTS } from '../../core/defaults.js';
+import { isPlainObject } from '../../core/is-plain-object.js';
+import type { ExecutionOutcome, RoundInput } from '../../execution/broker.js';
+import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../../input/input-rounds.js';
+import type { LogLevel } from '../log-levels.js';
+import type { CallFinish, CallOutcome, ExecutionContext, FlowCallOptions } from './call-types.js';
+import { writeJsonRpcError, writeJsonRpcResult } from '../json-rpc-answers.js';
+import type { PlainToolCall } from '../plain-requests.js';
+import { MODERN_PROTOCOL_VERSION } from '../protocol-version.js';
+import type { ToolCatalog } from '../tool-catalog.js';
+import type { ToolDefinition } from '../tool-definition.js';
+import { invalidArgumentsResult, resultFromOutcome } from '../tool-result.js';
 
 /** The endpoint's parts a direct call uses: the same ones its SDK path uses. */
 export interface DirectCallDependencies {

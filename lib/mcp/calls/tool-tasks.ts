@@ -1,21 +1,21 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import type { CallerIdentity } from '../access/access-policy.js';
-import { callerKey } from '../access/caller-key.js';
-import { DEFAULTS } from '../core/defaults.js';
-import { describeError } from '../core/errors.js';
-import type { ExecutionBroker, ExecutionOutcome, RoundInput } from '../execution/broker.js';
-import type { CancelReason } from '../execution/cancellation.js';
-import type { InputKind } from '../input/input-requests.js';
-import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED } from '../input/input-rounds.js';
-import type { StartRefusal, TaskEnding, TaskManager } from '../tasks/task-manager.js';
-import { legacyTask, modernTask } from '../tasks/task-record.js';
-import type { CallOutcome, ExecutionContext } from './mcp-endpoint.js';
-import { firstAnswerProblem } from '../input/answer-checks.js';
-import { canTake } from './round-trips.js';
-import { declaresTasksExtension, missingTasksExtension, storageError, type Era } from './task-handlers.js';
-import type { ToolDefinition } from './tool-definition.js';
-import { formatSeconds, resultFromOutcome } from './tool-result.js';
-import { SERVER_BUSY } from './json-rpc-codes.js';
+import type { CallerIdentity } from '../../access/access-policy.js';
+import { callerKey } from '../../access/caller-key.js';
+import { DEFAULTS } from '../../core/defaults.js';
+import { describeError } from '../../core/errors.js';
+import type { ExecutionBroker, ExecutionOutcome, RoundInput } from '../../execution/broker.js';
+import type { CancelReason } from '../../execution/cancellation.js';
+import type { InputKind } from '../../input/input-requests.js';
+import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED } from '../../input/input-rounds.js';
+import type { StartRefusal, TaskEnding, TaskManager } from '../../tasks/task-manager.js';
+import { legacyTask, modernTask } from '../../tasks/task-record.js';
+import type { CallOutcome, ExecutionContext } from './call-types.js';
+import { firstAnswerProblem } from '../../input/answer-checks.js';
+import { canTake } from '../round-trips.js';
+import { declaresTasksExtension, missingTasksExtension, storageError, type Era } from '../task-handlers.js';
+import type { ToolDefinition } from '../tool-definition.js';
+import { formatSeconds, resultFromOutcome } from '../tool-result.js';
+import { SERVER_BUSY } from '../json-rpc-codes.js';
 
 /** What a tool call running as a task needs of its endpoint. */
 export interface ToolTaskDependencies {

@@ -1,0 +1,37 @@
+import type { CallerIdentity } from '../../access/access-policy.js';
+import type { CallFinish, CallFinished } from './call-types.js';
+
+export interface CallReporterOptions {
+  readonly path: string;
+  /** Told once per tools/call, whatever its outcome (audit log, telemetry). Must not throw or block. */
+  readonly onCallFinished?: (event: CallFinished) => void;
+  /** Whether anyone reads `responseBytes` now (sizing a large result costs a JSON serialisation). */
+  readonly measureResponses?: () => boolean;
+}
+
+/** Starts the telemetry and audit of one `tools/call`, on whichever path it runs. */
+export type CallReporter = (caller: CallerIdentity, disconnected: AbortSignal | undefined, startedAt: number) => CallFinish;
+
+/**
+ * The returned reporter's `finish` reports how one call ended, once, and hands the result back:
+ * the direct path, the SDK's path and tasks all report through it, so telemetry cannot tell them apart.
+ */
+export function callReporter(options: CallReporterOptions): CallReporter {
+  const { path, onCallFinished: observer, measureResponses } = options;
+  return (caller, disconnected, startedAt) => (tool, outcome, result, extra = {}, resultJson) => {
+    observer?.({
+      endpoint: path,
+      tool: tool?.name ?? 'unknown',
+      mode: tool && !tool.runInProcess ? 'flow' : 'unknown',
+      outcome,
+      caller,
+      durationMs: performance.now() - startedAt,
+      ...(tool?.relay ? { site: tool.relay.site } : {}),
+      // Only measured when someone listens (sizing a large result is not free), and never for a
+      // client that hung up: nothing was sent to it.
+      responseBytes: result && !disconnected?.aborted && measureResponses?.() ? Buffer.byteLength(resultJson ?? JSON.stringify(result)) : 0,
+      ...extra,
+    });
+    return result;
+  };
+}

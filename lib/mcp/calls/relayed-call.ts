@@ -1,0 +1,64 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallerIdentity } from '../../access/access-policy.js';
+import { DEFAULTS } from '../../core/defaults.js';
+import { CapacityError, type ExecutionOutcome } from '../../execution/broker.js';
+import type { ToolCatalog } from '../tool-catalog.js';
+import { invalidArgumentsResult, resultFromOutcome, toolError } from '../tool-result.js';
+import type { ExecutionContext } from './call-types.js';
+import type { FlowCalls } from './flow-calls.js';
+
+/** How much longer an edge lets a relayed call run than the hub that relayed it waits. */
+const RELAY_GRACE_MS = 1_000;
+
+/** One call a hub relayed to this edge (lib/edge/edge-agent.ts reads it off the site's channel). */
+export interface RelayedCall {
+  /** The hub's executionId: the edge's flow answers under it, and the hub's cancel names it. */
+  readonly id: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly caller: CallerIdentity;
+  /** The hub endpoint the call came through. */
+  readonly hub: string;
+  readonly protocolVersion: string;
+}
+
+/**
+ * Runs a relayed call on this edge endpoint: the same argument check, broker (concurrency cap, time
+ * limit), flow and result checks as a local call. Resolves with the result to send back, or
+ * undefined when the hub withdrew the call (nobody waits for it).
+ */
+export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCalls: FlowCalls, call: RelayedCall): Promise<CallToolResult | undefined> {
+  const tool = catalog.find(call.tool);
+  if (!tool || tool.runInProcess) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
+  const problems = tool.checkArguments(call.arguments);
+  if (problems.length > 0) return invalidArgumentsResult(call.tool, problems);
+  let outcome: ExecutionOutcome;
+  try {
+    // A second more than the hub allows: the hub gives up first and withdraws the call, so the flow
+    // hears `cancelled` (not a time-out of its own) and sends no answer the hub would drop.
+    const timeoutMs = tool.timeoutMs + RELAY_GRACE_MS;
+    const maxTotalMs = (tool.maxDurationMs ?? tool.timeoutMs) + RELAY_GRACE_MS;
+    outcome = await flowCalls.beginAs({ executionId: call.id, toolName: call.tool, arguments: call.arguments, timeoutMs, maxTotalMs, context: relayedContext(path, call) });
+  } catch (error) {
+    if (error instanceof CapacityError) return toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`);
+    throw error;
+  }
+  if (outcome.kind === 'cancelled') return undefined;
+  return resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
+}
+
+/** What the edge's flow sees in `msg.mcp`: the caller as the hub vouched for it, never more. */
+function relayedContext(path: string, call: RelayedCall): ExecutionContext {
+  const { subject, email, groups, client } = call.caller;
+  return {
+    ...(typeof subject === 'string' ? { subject } : {}),
+    ...(typeof email === 'string' ? { email } : {}),
+    ...(Array.isArray(groups) ? { groups: groups.filter((group): group is string => typeof group === 'string') } : {}),
+    ...(typeof client === 'string' ? { client } : {}),
+    endpoint: path,
+    tool: call.tool,
+    protocolVersion: call.protocolVersion,
+    requestId: call.id,
+    relayedFrom: call.hub,
+  };
+}

@@ -1,0 +1,39 @@
+import type { ServerResponse } from 'node:http';
+import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
+import type { CallerIdentity } from '../access/access-policy.js';
+import type { LogLevel } from './log-levels.js';
+
+/**
+ * One request's facts that the SDK's handlers need but the SDK does not carry: who is calling, and
+ * the connection the answer goes back on. They ride in the request's AuthInfo, which the SDK hands
+ * to every handler untouched.
+ */
+export interface Exchange {
+  readonly caller: CallerIdentity;
+  /** Aborts when the client's connection closes before it has its answer. */
+  readonly disconnected: AbortSignal;
+  /** A 2025-era caller's log level, set when its exchange was given a response stream for it. */
+  legacyLogLevel?: LogLevel;
+  /** Whether a 2025-era exchange answers on an event stream (only such a call can ask the client). */
+  legacyStreamed?: boolean;
+  /** The client's response: what it has not taken yet bounds the call's notifications (CallStream). */
+  readonly response?: ServerResponse;
+}
+
+const EXCHANGE_KEY = 'flowmcp.exchange';
+
+/** The AuthInfo that carries `exchange` to the handlers (the token itself never travels here). */
+export function authInfoFor(exchange: Exchange, clientId: string): AuthInfo {
+  return { token: '', clientId, scopes: [], extra: { [EXCHANGE_KEY]: exchange } };
+}
+
+/** The exchange `authInfoFor` put where the SDK carries it to the handlers. */
+export function exchangeOf(handlerCtx: ServerContext): Exchange | undefined {
+  return handlerCtx.http?.authInfo?.extra?.[EXCHANGE_KEY] as Exchange | undefined;
+}
+
+/** Who is calling and the signal of their hang-up, for a handler (the SDK's own signal when there is no exchange). */
+export function callerOf(handlerCtx: ServerContext): { readonly caller: CallerIdentity; readonly signal: AbortSignal } {
+  const exchange = exchangeOf(handlerCtx);
+  return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
+}
