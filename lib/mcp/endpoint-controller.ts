@@ -1,5 +1,3 @@
-import { EdgeAgent } from '../edge/edge-agent.js';
-import { EdgeHub } from '../edge/edge-hub.js';
 import type { InputAsk } from '../input/input-requests.js';
 import { requestStateSealer } from '../input/state-key.js';
 import { resolveAccess, type AccessDependencies, type ResolvedAccess } from '../access/create-access-policy.js';
@@ -15,6 +13,7 @@ import type { LogLine, ProgressReport } from './call-stream.js';
 import type { CallFinished, ExecutionContext, LogDelivery, ProgressDelivery } from './calls/call-types.js';
 import type { UpdateDelivery } from './endpoint/change-streams.js';
 import type { McpEndpointOptions } from './endpoint/endpoint-options.js';
+import { EndpointEdges } from './endpoint-edges.js';
 import { McpEndpoint } from './endpoint/mcp-endpoint.js';
 import { relayListChanges, type ListChangeRelay } from './list-change-relay.js';
 import { fingerprintLists, servedLists } from './list-changes.js';
@@ -73,10 +72,7 @@ export class EndpointController {
   private access: ResolvedAccess | undefined;
   private relay: ListChangeRelay | undefined;
   /** On a hub: the live edge sites and their tools. On an edge: what announces this endpoint's tools. */
-  private edgeHub: EdgeHub | undefined;
-  /** Edge tools refused at the last catalog build for a name declared here (`site tool`). */
-  private edgeClashes: ReadonlySet<string> = new Set();
-  private edgeAgent: EdgeAgent | undefined;
+  private edges: EndpointEdges | undefined;
   private queue: Promise<void> = Promise.resolve();
   private current: EndpointState = { state: 'stopped' };
   private readonly options: EndpointControllerOptions;
@@ -162,17 +158,9 @@ export class EndpointController {
   private catalog(): ToolCatalog {
     const { settings, tools, builtInTools, access } = this.options;
     const schemes = securitySchemesFor(settings.access, access.auth?.scopes);
-    // A clash is said once, not again at every rebuild while it lasts (an edge announces every 2 s).
-    const clashes = new Set<string>();
-    const catalog = tools.catalogFor(settings.path, builtInTools, schemes, this.edgeHub?.tools() ?? [], (tool, reason) => {
-      const key = `${tool.relay?.site} ${tool.name} ${reason}`;
-      const said = clashes.has(key) || this.edgeClashes.has(key);
-      clashes.add(key);
-      if (said) return;
-      const why = reason === 'taken' ? 'a tool of that name is declared here' : 'another edge tool has the same name on this hub, so neither is served';
-      this.options.logger.warn(`edge tool ${tool.name} of site ${tool.relay?.site} was refused on ${settings.path}: ${why}`);
-    });
-    this.edgeClashes = clashes;
+    const said = new Set<string>();
+    const catalog = tools.catalogFor(settings.path, builtInTools, schemes, this.edges?.tools() ?? [], (tool, reason) => this.edges?.refused(tool, reason, said));
+    this.edges?.endCatalog(said);
     return catalog;
   }
 
@@ -181,37 +169,17 @@ export class EndpointController {
   }
 
   private async open(): Promise<void> {
-    const { settings, runtime, logger } = this.options;
+    const { settings, runtime } = this.options;
     this.report({ state: 'starting' });
     let endpoint: McpEndpoint | undefined;
     try {
-      const { site, hubSites } = settings.edges;
       // Edge relaying crosses Node-RED processes only through the endpoint's own storage: without one
       // the fields would be ignored, and a hub would serve no edge tools without saying why.
-      if ((site !== undefined || hubSites.length > 0) && !this.options.edgeStore) {
+      if (EndpointEdges.wanted(settings) && !this.options.edgeStore) {
         throw new McpPaletteError('edge_needs_storage', 'edge relaying needs the endpoint to have a storage (Redis)');
       }
       this.access = await resolveAccess(settings, runtime, this.options.site, this.options.access);
-      endpoint = new McpEndpoint({
-        serverName: settings.serverName,
-        path: settings.path,
-        access: this.access.policy,
-        maxInFlight: settings.maxConcurrent,
-        maxStreams: settings.maxStreams,
-        logger,
-        execute: this.options.execute,
-        ...(this.options.onAbandoned ? { onAbandoned: this.options.onAbandoned } : {}),
-        ...(this.options.executeContent ? { executeContent: this.options.executeContent } : {}),
-        ...(this.options.tasks ? { tasks: this.options.tasks } : {}),
-        ...(this.options.onContentAbandoned ? { onContentAbandoned: this.options.onContentAbandoned } : {}),
-        ...(this.options.onContentFinished ? { onContentFinished: this.options.onContentFinished } : {}),
-        ...(this.options.measureContentResponses ? { measureContentResponses: this.options.measureContentResponses } : {}),
-        ...(this.options.onCallFinished ? { onCallFinished: this.options.onCallFinished } : {}),
-        ...(this.options.measureResponses ? { measureResponses: this.options.measureResponses } : {}),
-        requestStates: requestStateSealer(),
-        // A 2025-era client's answer to a flow's question may reach another instance: it crosses where list changes do.
-        ...(this.options.changes ? { answersStore: this.options.changes } : {}),
-      });
+      endpoint = new McpEndpoint(endpointOptions(this.options, this.access));
       this.relay = this.openRelay(endpoint);
       this.loadCatalogs(endpoint);
       // Local access has no sign-in: it is served only where nobody else can reach it.
@@ -254,7 +222,7 @@ export class EndpointController {
     const content = this.options.content?.catalogFor(endpoint.path);
     endpoint.setCatalog(tools);
     if (content) endpoint.setContent(content);
-    this.edgeAgent?.announce();
+    this.edges?.announce();
     // Compared with what this endpoint served before, even before a full deploy replaced its node:
     // open streams here and on the other instances hear only about lists that really changed.
     const changed = servedLists.update(this.servedKey, fingerprintLists(tools, content ?? ContentCatalog.empty));
@@ -263,48 +231,17 @@ export class EndpointController {
     this.relay?.announce(changed);
   }
 
-  /**
-   * Edge relaying through the endpoint's own storage: an edge announces its tools under its site
-   * name and runs the calls hubs send it; a hub serves the tools of its sites. Both need Redis (the
-   * storage node's), since they are different Node-RED processes; memory storage relays only within
-   * this process, which is what the tests of one process use.
-   */
   private openEdges(endpoint: McpEndpoint): void {
-    const { settings, logger } = this.options;
     const store = this.options.edgeStore;
-    const { site, hubSites, naming, maxPendingPerSite } = settings.edges;
-    if (!store || (site === undefined && hubSites.length === 0)) return;
-    if (hubSites.length > 0) {
-      this.edgeHub = new EdgeHub({
-        store,
-        sites: hubSites,
-        naming,
-        maxPendingPerSite,
-        endpoint: settings.path,
-        logger,
-        onToolsChanged: () => this.refreshCatalog(),
-        deliver: (executionId, result) => endpoint.settle(executionId, { result }),
-        failSite: (failed, message) => endpoint.failRelayed(failed, message),
-      });
-      endpoint.relayTo(this.edgeHub);
-    }
-    if (site !== undefined) {
-      this.edgeAgent = new EdgeAgent({
-        store,
-        site,
-        logger,
-        catalog: () => endpoint.tools,
-        run: (call) => endpoint.runRelayed(call),
-        withdraw: (executionId) => endpoint.withdrawRelayed(executionId),
-      });
-    }
+    if (!store || !EndpointEdges.wanted(this.options.settings)) return;
+    this.edges = new EndpointEdges({ settings: this.options.settings, store, logger: this.options.logger, onToolsChanged: () => this.refreshCatalog() });
+    this.edges.open(endpoint);
   }
 
   private async closeEdges(): Promise<void> {
-    this.edgeHub?.close();
-    this.edgeHub = undefined;
-    await this.edgeAgent?.close();
-    this.edgeAgent = undefined;
+    const edges = this.edges;
+    this.edges = undefined;
+    await edges?.close();
   }
 
   /** Runtime address and path: the same path on another runtime is another endpoint. */
@@ -366,4 +303,29 @@ export class EndpointController {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/** What the endpoint of one start is built from: the node's settings and its way to the flow. */
+function endpointOptions(options: EndpointControllerOptions, access: ResolvedAccess): McpEndpointOptions {
+  const { settings, logger } = options;
+  return {
+    serverName: settings.serverName,
+    path: settings.path,
+    access: access.policy,
+    maxInFlight: settings.maxConcurrent,
+    maxStreams: settings.maxStreams,
+    logger,
+    execute: options.execute,
+    ...(options.onAbandoned ? { onAbandoned: options.onAbandoned } : {}),
+    ...(options.executeContent ? { executeContent: options.executeContent } : {}),
+    ...(options.tasks ? { tasks: options.tasks } : {}),
+    ...(options.onContentAbandoned ? { onContentAbandoned: options.onContentAbandoned } : {}),
+    ...(options.onContentFinished ? { onContentFinished: options.onContentFinished } : {}),
+    ...(options.measureContentResponses ? { measureContentResponses: options.measureContentResponses } : {}),
+    ...(options.onCallFinished ? { onCallFinished: options.onCallFinished } : {}),
+    ...(options.measureResponses ? { measureResponses: options.measureResponses } : {}),
+    requestStates: requestStateSealer(),
+    // A 2025-era client's answer to a flow's question may reach another instance: it crosses where list changes do.
+    ...(options.changes ? { answersStore: options.changes } : {}),
+  };
 }
