@@ -101,6 +101,28 @@ const MAX_REMEMBERED_ENVELOPES = 256;
 const validEnvelopes = new Set<string>();
 
 /**
+ * The JSON-RPC id of a plain 2026-07-28 `tools/list` for the first page — what Claude Code sends after
+ * every change it hears of — or undefined for anything else: headers naming the revision and the
+ * method, both media types accepted, and params of nothing but an envelope of the protocol version,
+ * client info and client capabilities that the SDK's own classification takes. Its answer is written
+ * from bytes encoded once per deploy (`ToolCatalog.modernListAnswerHead`).
+ */
+export function plainModernToolsListId(req: IncomingMessage, body: unknown): string | number | undefined {
+  const headers = req.headers;
+  if (headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION || headers['mcp-method'] !== 'tools/list') return undefined;
+  const id = plainRequestId(body, 'tools/list');
+  if (id === undefined) return undefined;
+  const params = (body as Record<string, unknown>)['params'];
+  if (!isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== '_meta') return undefined;
+  const meta = params['_meta'];
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+  for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
+  if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body, 'tools/list')) return undefined;
+  return id;
+}
+
+/**
  * A 2026-07-28 `tools/call` that asks for nothing but the call itself: headers naming the revision,
  * the method and the tool as its body does, both media types accepted, a JSON body; `params` of
  * `name`, `arguments` (an object, or none) and an envelope of the protocol version, client info and
@@ -116,7 +138,7 @@ export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainT
   const meta = call.meta;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
   for (const key in meta) if (key === 'progressToken' || (key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key))) return undefined;
-  if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body)) return undefined;
+  if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body, 'tools/call')) return undefined;
   return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments };
 }
 
@@ -124,10 +146,10 @@ export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainT
  * Whether the SDK's own classification takes the envelope (client info and capabilities against the
  * revision's schema). Remembered by the envelope's JSON text: clients repeat theirs on every call.
  */
-function envelopeIsValid(meta: Record<string, unknown>, body: unknown): boolean {
+function envelopeIsValid(meta: Record<string, unknown>, body: unknown, method: 'tools/call' | 'tools/list'): boolean {
   const key = JSON.stringify(meta);
   if (validEnvelopes.has(key)) return true;
-  const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_PROTOCOL_VERSION, mcpMethodHeader: 'tools/call', body });
+  const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_PROTOCOL_VERSION, mcpMethodHeader: method, body });
   if (outcome.kind !== 'modern') return false;
   if (validEnvelopes.size >= MAX_REMEMBERED_ENVELOPES) validEnvelopes.clear();
   validEnvelopes.add(key);

@@ -1,4 +1,4 @@
-import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
+import { SERVER_INFO_META_KEY, type ListToolsResult, type Tool } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { PagedList } from './paged-list.js';
 import type { SecurityScheme } from './security-schemes.js';
@@ -32,6 +32,18 @@ export class ToolCatalog {
    */
   get listAnswerHead(): Buffer {
     return (this.listHead ??= Buffer.from(`{"result":${JSON.stringify(this.listResult)},"jsonrpc":"2.0","id":`));
+  }
+
+  private modernListHead: Buffer | undefined;
+
+  /**
+   * The same for a plain 2026-07-28 tools/list, as the SDK's encoder writes that revision's first page:
+   * a complete result with the SDK's default cache hint (nothing cached, private) and the server's
+   * identity. `serverInfo` is the endpoint's, the same for every request.
+   */
+  modernListAnswerHead(serverInfo: { readonly name: string; readonly version: string }): Buffer {
+    const result = { ...this.listResult, resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+    return (this.modernListHead ??= Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`));
   }
 
   /** The `tools/list` page after `cursor`; throws -32602 for a cursor this endpoint did not issue. */

@@ -225,24 +225,28 @@ describe('plain 2025-era tool calls served directly answer exactly as through th
   });
 });
 
+/** A whole answer as text (status, media type, body), to compare the bytes two endpoints write. */
+function rawAnswer(port: number, body: unknown, headers: Record<string, string> = HEADERS): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']}\n${text}`));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 describe('the first page of a 2025-era tools/list', () => {
   it('is answered from its prebuilt JSON, byte for byte what the SDK writes', async () => {
-    const raw = (port: number) =>
-      new Promise<string>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: HEADERS }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']}\n${text}`));
-        });
-        req.on('error', reject);
-        req.end(JSON.stringify({ jsonrpc: '2.0', id: 'list-1', method: 'tools/list' }));
-      });
+    const list = { jsonrpc: '2.0', id: 'list-1', method: 'tools/list' };
     let runs = transportRuns;
-    const prebuilt = await raw(direct.port);
+    const prebuilt = await rawAnswer(direct.port, list);
     assert.equal(transportRuns - runs, 0, 'answered without the SDK transport');
     runs = transportRuns;
-    const fromSdk = await raw(viaSdk.port);
+    const fromSdk = await rawAnswer(viaSdk.port, list);
     assert.equal(transportRuns - runs, 1);
     assert.equal(prebuilt, fromSdk);
     assert.match(prebuilt, /"name":"echo"/);
@@ -369,6 +373,41 @@ describe('plain 2026-07-28 tool calls served directly answer exactly as through 
       const { fast, sdk, fastEvents, sdkEvents } = await both(JSON.parse(JSON.stringify(body)), headers);
       assert.deepEqual(fast, sdk);
       assert.deepEqual(fastEvents, sdkEvents);
+    });
+  }
+});
+
+describe('the first page of a 2026-07-28 tools/list', () => {
+  const list = (id: string | number, params: Record<string, unknown> = { _meta: MODERN_META }) => ({ jsonrpc: '2.0', id, method: 'tools/list', params });
+  const headers = { ...HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' };
+
+  it('is answered from its prebuilt JSON, byte for byte what the SDK writes, without building a server', async () => {
+    for (const id of [1, 'list-2']) {
+      let connects = serverConnects;
+      const prebuilt = await rawAnswer(direct.port, list(id), headers);
+      assert.equal(serverConnects - connects, 0, 'answered without the SDK');
+      connects = serverConnects;
+      const fromSdk = await rawAnswer(viaSdk.port, list(id), headers);
+      assert.equal(serverConnects - connects, 1);
+      assert.equal(prebuilt, fromSdk);
+      assert.match(prebuilt, /"resultType":"complete"/);
+      assert.match(prebuilt, /"name":"bare-scalar"/);
+    }
+  });
+
+  const others: Array<[string, unknown, Record<string, string>?]> = [
+    ['a cursor', list(80, { _meta: MODERN_META, cursor: 'x' })],
+    ['a log level in the envelope', list(81, { _meta: { ...MODERN_META, 'io.modelcontextprotocol/logLevel': 'info' } })],
+    ['an invalid envelope', list(82, { _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': 'me' } })],
+    ['no envelope', list(83, {})],
+    ['an Mcp-Method header naming another method', list(84), { ...headers, 'mcp-method': 'tools/call' }],
+  ];
+  for (const [label, body, requestHeaders] of others) {
+    it(`left to the SDK, with the same answer: ${label}`, async () => {
+      const connects = serverConnects;
+      const fast = await rawAnswer(direct.port, body, requestHeaders ?? headers);
+      assert.ok(serverConnects > connects || /"error"/.test(fast), 'the SDK answered it');
+      assert.equal(fast, await rawAnswer(viaSdk.port, body, requestHeaders ?? headers));
     });
   }
 });

@@ -11,7 +11,7 @@ import { directlyServedTool, serveDirectCall } from '../calls/direct-tool-call.j
 import { writeJsonRpcAnswerFromHead } from '../json-rpc-answers.js';
 import { isPlainObject } from '../json-schema.js';
 import { narrowListenRequest } from '../listen-request.js';
-import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall } from '../plain-requests.js';
+import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall, plainModernToolsListId } from '../plain-requests.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol-version.js';
 import type { EndpointParts } from './endpoint-parts.js';
 import { takeClientAnswers } from './legacy-answers.js';
@@ -40,6 +40,7 @@ export function endpointRoutes(parts: EndpointParts, settings: RouteSettings): r
     route('2025 answers to a flow\'s questions', (i) => clientAnswersIn(i.body),              (i, answers) => takeClientAnswers(relay, path, logger, answers, i.exchange.caller, i.res)),
     ...(settings.directAnswers ? [
       route('2025 tools/list, first page',      (i) => plainLegacyToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, deployed.tools.listAnswerHead, id)),
+      route('2026-07-28 tools/list, first page', (i) => plainModernToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, deployed.tools.modernListAnswerHead(parts.direct.serverInfo), id)),
       route('plain tools/call',                 (i) => plainFlowToolCall(parts, i),           (i, [call, tool]) => serveDirectCall(parts.direct, call, tool, i.exchange, i.res)),
     ] : []),
     route('request without a valid Host',       (i) => (i.webRequest() === null ? true : undefined), (i) => sendJsonRpcError(i.res, 400, -32600, 'Invalid request: the Host header does not form a valid URL.')),
