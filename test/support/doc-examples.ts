@@ -1,12 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { markdownPages } from './doc-links.js';
 import { repoRoot } from './node-red-process.js';
-
-/** README.md and every page of docs/, the Markdown a reader copies examples from. */
-function docPages(): Array<{ path: string; text: string }> {
-  const pages = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
-  return pages.map((path) => ({ path, text: readFileSync(join(repoRoot, path), 'utf8') }));
-}
 
 /**
  * The code block marked `<!-- doc-example: <name> ... -->` in README.md or a page of docs/, as a reader
@@ -14,7 +9,7 @@ function docPages(): Array<{ path: string; text: string }> {
  */
 export function docExample(name: string): string {
   const marker = `<!-- doc-example: ${name} `;
-  const holders = docPages().filter((page) => page.text.includes(marker));
+  const holders = markdownPages(repoRoot).map((path) => ({ path, text: readFileSync(join(repoRoot, path), 'utf8') })).filter((page) => page.text.includes(marker));
   if (holders.length !== 1) {
     throw new Error(`expected one page with an example marked "doc-example: ${name}", found ${holders.map((page) => page.path).join(', ') || 'none'}`);
   }

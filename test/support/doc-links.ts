@@ -1,10 +1,16 @@
-import { posix } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix } from 'node:path';
 
 /**
  * Links in the README, docs/ and the editor's help, checked the way GitHub renders them: a relative
  * link must name a file of the repository, and its #anchor a heading (or an explicit id) of that file.
  * Pages are passed in as text, so the checker works the same on the repository and on a small sample.
  */
+
+/** The Markdown pages a reader reads, from the repository root: README.md and every page of docs/. */
+export function markdownPages(root: string): string[] {
+  return ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+}
 
 /** The anchor GitHub gives a heading: its text lowercased, punctuation dropped, spaces as hyphens. */
 export function githubSlug(heading: string): string {
@@ -77,6 +83,17 @@ export function htmlLinks(html: string): Link[] {
 export interface Pages {
   /** The text of a repository file by its path from the root ('docs/tasks.md'), or undefined when there is none. */
   read(path: string): string | undefined;
+}
+
+/** The files under `dir` as the checker reads them (a folder exists, with no text of its own). */
+export function filePages(dir: string): Pages {
+  return {
+    read(path) {
+      const file = join(dir, path);
+      if (!existsSync(file)) return undefined;
+      return statSync(file).isDirectory() ? '' : readFileSync(file, 'utf8');
+    },
+  };
 }
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;

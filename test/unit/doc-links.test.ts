@@ -2,22 +2,16 @@
 // repository, its #anchor to a heading of that file as GitHub names it. The checker is first shown to
 // catch what it must on small pages held in memory, then run on the repository's own.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { githubSlug, helpLinkProblems, markdownAnchors, markdownLinkProblems, type Pages } from '../support/doc-links.js';
+import { filePages, githubSlug, helpLinkProblems, markdownAnchors, markdownLinkProblems, markdownPages, type Pages } from '../support/doc-links.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** The repository's files as the checker reads them (a folder exists, with no text of its own). */
-const repository: Pages = {
-  read(path) {
-    const file = join(root, path);
-    if (!existsSync(file)) return undefined;
-    return statSync(file).isDirectory() ? '' : readFileSync(file, 'utf8');
-  },
-};
+/** The repository's files as the checker reads them. */
+const repository = filePages(root);
 
 /** Pages held in memory, for the checker's own cases. */
 const sample = (files: Record<string, string>): Pages => ({ read: (path) => files[path] });
@@ -82,7 +76,7 @@ describe('the links of this repository', () => {
   const repositoryUrl = githubAddress ? `https://github.com/${githubAddress}` : undefined;
 
   it('resolve in README.md and every page of docs/', () => {
-    const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+    const pages = markdownPages(root);
     assert.ok(pages.length > 10, 'the docs pages are found');
     assert.deepEqual(pages.flatMap((page) => markdownLinkProblems(repository, page, repositoryUrl)), []);
   });

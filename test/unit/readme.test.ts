@@ -2,10 +2,11 @@
 // editor's palette shows, every page of docs/ reachable from the README, the client facts a sign-in
 // depends on (/work/shared/CLIENTS.md, observed), and the conformance figures of expected.json.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { markdownPages } from '../support/doc-links.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const read = (...path: string[]) => readFileSync(join(root, ...path), 'utf8');
@@ -84,5 +85,14 @@ describe('docs/protocol-and-limits.md, Conformance', () => {
     for (const [scenario, revisions] of Object.entries(expected.scenarios)) {
       if (Object.values(revisions).includes('fail')) assert.ok(table.includes(`\`${scenario}\``), `the table gives the reason ${scenario} fails`);
     }
+  });
+});
+
+describe('docs/', () => {
+  it('names only source files of this repository that exist (a file moved by a refactoring is named where it went)', () => {
+    const named = markdownPages(root).flatMap((page) => [...read(page).matchAll(/`((?:lib|nodes|test|scripts|bench|resources|examples)\/[^`\s<>]+\.(?:ts|mjs|js|html))`/g)]
+      .map((match) => ({ page, path: match[1]! })));
+    assert.ok(named.some(({ path }) => path === 'lib/core/defaults.ts'), 'the paths are found');
+    assert.deepEqual(named.filter(({ path }) => !existsSync(join(root, path))), []);
   });
 });
