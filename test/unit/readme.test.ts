@@ -43,6 +43,16 @@ describe('README', () => {
   });
 });
 
+describe('README against docs/performance.md', () => {
+  it('quotes the latest bench run as the performance page gives it', () => {
+    const claim = /answered ([\d.]+)× the calls\/s of the same tool wired by hand from core nodes, at ([\d.]+)× its server CPU per call/.exec(oneLine(readme));
+    assert.ok(claim, 'the README gives the figures against core nodes wired by hand');
+    const performance = oneLine(read('docs', 'performance.md'));
+    assert.ok(performance.includes(`Local 1 tool **${claim[1]}× H**`), `docs/performance.md gives ${claim[1]}× H`);
+    assert.ok(performance.includes(`**${claim[2]}× its server CPU per call**`), `docs/performance.md gives ${claim[2]}× the server CPU`);
+  });
+});
+
 describe('docs/sign-in.md', () => {
   const signIn = oneLine(read('docs', 'sign-in.md'));
 
@@ -76,11 +86,12 @@ describe('docs/protocol-and-limits.md, Conformance', () => {
     }
   });
 
-  it('gives the count of passing runs that expected.json holds, and names every scenario expected to fail', () => {
+  it('gives the count of passing runs that expected.json holds (and so does the README), and names every scenario expected to fail', () => {
     const outcomes = Object.values(expected.scenarios).flatMap((revisions) =>
       Object.entries(revisions).filter(([key]) => key !== 'reason').map(([, outcome]) => outcome));
     const passing = outcomes.filter((outcome) => outcome === 'pass').length;
     assert.match(conformance, new RegExp(`Today ${passing} of ${outcomes.length} runs pass\\.`));
+    assert.match(oneLine(readme), new RegExp(`${passing} of ${outcomes.length} runs of the official conformance suite pass`), 'the README says so too');
     const table = conformance.slice(conformance.indexOf('| scenarios | why |'));
     for (const [scenario, revisions] of Object.entries(expected.scenarios)) {
       if (Object.values(revisions).includes('fail')) assert.ok(table.includes(`\`${scenario}\``), `the table gives the reason ${scenario} fails`);
