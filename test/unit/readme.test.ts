@@ -53,6 +53,19 @@ describe('README against docs/performance.md', () => {
   });
 });
 
+describe('docs/message-contract.md', () => {
+  it('lists every message topic the endpoint sends or takes', () => {
+    const nodeTypes = new Set(Object.keys((JSON.parse(read('package.json')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes));
+    const sources = ['lib', 'nodes'].flatMap((dir) => readdirSync(join(root, dir), { recursive: true }).map(String)
+      .filter((file) => file.endsWith('.ts')).map((file) => read(dir, file)));
+    const topics = new Set(sources.flatMap((source) => [...source.matchAll(/'(mcp-(?:tool|resource|prompt|completion)(?:-[a-z]+)*)'/g)].map((match) => match[1]!))
+      .filter((name) => !nodeTypes.has(name)));
+    assert.ok(topics.has('mcp-tool-execute') && topics.has('mcp-completion'), 'the topics are found');
+    const table = oneLine(read('docs', 'message-contract.md')).split('## Every topic')[1] ?? '';
+    assert.deepEqual([...topics].filter((topic) => !table.includes(`\`${topic}\``)).sort(), []);
+  });
+});
+
 describe('docs/sign-in.md', () => {
   const signIn = oneLine(read('docs', 'sign-in.md'));
 
