@@ -1,4 +1,4 @@
-// Turns the measurements into the targets of issues 6 and 16 and Markdown tables (ready for the README).
+// Turns the measurements into the targets of issues 6 and 16 and Markdown tables (ready for docs/performance.md).
 
 const fixed = (value, digits = 0) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
 const ratio = (value) => (value === undefined || Number.isNaN(value) ? '—' : `${value.toFixed(2)}×`);

@@ -24,7 +24,7 @@ const SERVED_DEADLINE_MS = 20_000;
 
 const host = hostArgument(process.argv.slice(2));
 if (host !== DEMO_HOST) {
-  console.error(`start:oauth is a demo and listens on ${DEMO_HOST} only (asked for ${JSON.stringify(host)}): its user's password is printed here and its storage is memory. For a shared server, follow "Sign-in for shared servers (OAuth)" in README.md with your own identity provider.`);
+  console.error(`start:oauth is a demo and listens on ${DEMO_HOST} only (asked for ${JSON.stringify(host)}): its user's password is printed here and its storage is memory. For a shared server, follow "Sign-in for shared servers (OAuth)" in docs/sign-in.md with your own identity provider.`);
   process.exit(2);
 }
 const editorPort = portFromEnv('NODE_RED_PORT', 1880);

@@ -15,11 +15,11 @@
  *   2. when the feature is a new node type (resources, prompts), add its nodes in conformanceFlow();
  *   3. run `npm run test:conformance`: the scenario now passes and the runner says
  *      "now passes, update expected.json"; change its entry in test/conformance/expected.json to "pass"
- *      and drop its reason (and the README's Conformance table line).
+ *      and drop its reason (and its line in the Conformance table of docs/protocol-and-limits.md).
  */
 import { answer, flowServer, prompt, resource, router, runtime, tab, tool } from '../support/flows.js';
 import type { FlowNode } from '../support/node-red-process.js';
-import { readmeExample } from '../support/readme-examples.js';
+import { docExample } from '../support/doc-examples.js';
 
 export const CONFORMANCE_PATH = '/mcp';
 
@@ -371,9 +371,9 @@ if (msg.topic === 'mcp-resource-read') {
 }
 if (msg.topic !== 'mcp-prompt-get') return null;
 if (msg.payload.name === 'test_input_required_result_prompt') {
-  // A prompt that asks the user for its context first: the README's example, verbatim.
+  // A prompt that asks the user for its context first: the example of docs/resources-prompts.md, verbatim.
   return (() => {
-${readmeExample('prompt-that-asks')}
+${docExample('prompt-that-asks')}
   })();
 }
 const messages = msg.payload.name === 'test_prompt_with_image'

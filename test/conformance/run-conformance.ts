@@ -97,7 +97,7 @@ async function main(): Promise<number> {
   // fails the run), and the known gaps expected.json names with a reason, which are not run failures.
   const passed = runs.filter((run) => run.verdict.outcome === 'pass' && run.expected === 'pass').length;
   const knownGaps = runs.filter((run) => run.verdict.outcome === 'fail' && run.expected === 'fail').length;
-  console.log(`${knownGaps} runs fail as expected.json says (reasons in the table above and in the README)`);
+  console.log(`${knownGaps} runs fail as expected.json says (reasons in the table above and in docs/protocol-and-limits.md)`);
   console.log(`conformance: ${passed} passed, ${mismatches + stale.length} failed, ${knownGaps} skipped`);
   return mismatches + stale.length === 0 ? 0 : 1;
 }

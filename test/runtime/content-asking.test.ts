@@ -1,6 +1,6 @@
 // Prompts and resources whose flows ask the client (mcp-prompt-input, mcp-resource-input), through real
-// Node-RED and the official MCP client. The prompt's flow is the README's example, verbatim: the README
-// documents this contract, and this test (like the conformance fixture) runs what it says.
+// Node-RED and the official MCP client. The prompt's flow is the example of docs/resources-prompts.md,
+// verbatim: that page documents this contract, and this test (like the conformance fixture) runs what it says.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -8,12 +8,12 @@ import { answer, flowServer, prompt, resource, runtime, tab, topicSwitch } from 
 import { JSON_HEADERS, rawRequest, waitForEndpoint, type Era, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { readmeExample } from '../support/readme-examples.js';
+import { docExample } from '../support/doc-examples.js';
 
-/** Logs what each request of the prompt's flow carried, then runs the README's example. */
+/** Logs what each request of the prompt's flow carried, then runs the docs' example. */
 const PROMPT_FLOW = `const p = msg.payload;
 node.warn('prompt-get ' + p.executionId + ' round=' + (p.inputRound || 0) + ' topic=' + p.arguments.topic + ' answers=' + (p.inputResponses ? Object.keys(p.inputResponses).join(',') : 'none') + ' unasked=' + (p.unaskedResponses ? Object.keys(p.unaskedResponses).join(',') : 'none'));
-${readmeExample('prompt-that-asks')}`;
+${docExample('prompt-that-asks')}`;
 
 /** A template resource whose flow asks the reader to confirm before it hands out the note. */
 const RESOURCE_FLOW = `const { executionId, uri, variables, inputResponses, inputError } = msg.payload;
@@ -78,7 +78,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
   /** The prompt-get lines the flow logged since `since`. */
   const promptRounds = (since: number) => [...nodeRed.output().slice(since).matchAll(/prompt-get \S+ round=(\d+) topic=(\S+) answers=(\S+) unasked=(\S+)/g)].map((match) => match.slice(1).join(' '));
 
-  it("the README's prompt example asks a 2026-07-28 client for its context and answers with it", async () => {
+  it("the docs' prompt example asks a 2026-07-28 client for its context and answers with it", async () => {
     const client = await userClient(url, 'modern', CONTEXT);
     try {
       const result = await client.getPrompt({ name: 'context_prompt', arguments: { topic: 'plant' } });
@@ -140,7 +140,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
     assert.deepEqual(promptRounds(since), ['0 checked none none', '1 checked user_context none']);
   });
 
-  it('hands answers sent unasked to the flow apart (unaskedResponses), so the README example still asks', async () => {
+  it('hands answers sent unasked to the flow apart (unaskedResponses), so the example in the docs still asks', async () => {
     const since = nodeRed.output().length;
     const upFront = (await modern(url, 'prompts/get', { name: 'context_prompt', arguments: { topic: 'eager' }, inputResponses: { user_context: CONTEXT } })).json().result;
     assert.equal(upFront.resultType, 'input_required', JSON.stringify(upFront));

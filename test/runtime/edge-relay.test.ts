@@ -19,8 +19,8 @@ import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 /**
  * One hub Node-RED (a local endpoint and a signed-in one), a second hub, and two edge Node-REDs
  * (sites plant-a and plant-b) that reach one real Redis each as its own ACL user, allowed nothing
- * but publish/subscribe on its own site's channels. As the README's recipe has it, Redis's default
- * user is off and the hubs use the README's hub user. A spy connection (an admin user) records
+ * but publish/subscribe on its own site's channels. As the recipe in docs/edge-relay.md has it, Redis's default
+ * user is off and the hubs use the docs' hub user. A spy connection (an admin user) records
  * every message on the edge channels, so a test can tell what crossed Redis and what never did.
  */
 
@@ -32,11 +32,11 @@ const EDGE_PASSWORD = { 'plant-a': 'plant-a-secret', 'plant-b': 'plant-b-secret'
 const edgeAcl = (site: keyof typeof EDGE_PASSWORD) =>
   `${site} on >${EDGE_PASSWORD[site]} resetchannels &${PREFIX}:edge:${site}:* resetkeys -@all +publish +subscribe +unsubscribe`;
 const ADMIN_PASSWORD = 'admin-secret';
-/** The README's hub user, for this suite's key prefix: what this suite proves is enough for a hub with sign-in. */
+/** The hub user of docs/edge-relay.md, for this suite's key prefix: what this suite proves is enough for a hub with sign-in. */
 const hubAcl = (() => {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const line = /^ACL SETUSER (hub on >\S+ .+)$/m.exec(readme.slice(readme.indexOf('## Tools on edge Node-REDs')))?.[1];
-  assert.ok(line, "the README's edge section gives the hub's ACL user");
+  const page = readFileSync(join(repoRoot, 'docs', 'edge-relay.md'), 'utf8');
+  const line = /^ACL SETUSER (hub on >\S+ .+)$/m.exec(page)?.[1];
+  assert.ok(line, "docs/edge-relay.md gives the hub's ACL user");
   return line.replaceAll('mcp:', `${PREFIX}:`);
 })();
 const HUB_PASSWORD = /^hub on >(\S+)/.exec(hubAcl)![1]!;
@@ -167,7 +167,7 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
   const listeners = async (name: string) => Number(((await admin.pubsub('NUMSUB', name)) as [string, number])[1]);
 
   before(async () => {
-    // The default user off, as the README's recipe turns it off: a client that names no user gets nowhere.
+    // The default user off, as the docs' recipe turns it off: a client that names no user gets nowhere.
     redis = await startRedis({ aclUsers: ['default off', `admin on >${ADMIN_PASSWORD} ~* &* +@all`, hubAcl, edgeAcl('plant-a'), edgeAcl('plant-b')] });
     const [hubPort, hub2Port] = [await freePort(), await freePort()];
     hubUrl = `http://127.0.0.1:${hubPort}/hub`;

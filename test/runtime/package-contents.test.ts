@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { filePages, markdownLinkProblems, markdownPages } from '../support/doc-links.js';
 import { repoRoot } from '../support/node-red-process.js';
 
 interface Manifest {
@@ -66,6 +67,14 @@ describe('the packed tarball', () => {
     need('resources/mcp-sidebar.js');
     for (const example of readdirSync(join(repoRoot, 'examples'))) need(`examples/${example}`);
     assert.deepEqual(missing, [], 'files missing from the tarball');
+  });
+
+  it('ships the README and every page of docs/, and every relative link between them resolves in the package', () => {
+    // npm's and Node-RED's library pages show the README; its links to docs/ hold wherever the package is unpacked.
+    const pages = markdownPages(repoRoot);
+    assert.deepEqual(pages.filter((page) => !entries.has(page)), [], 'pages missing from the tarball');
+    const packaged = filePages(join(unpacked, 'package'));
+    assert.deepEqual(pages.flatMap((page) => markdownLinkProblems(packaged, page)), []);
   });
 
   it('ships no tests and no TypeScript sources', () => {

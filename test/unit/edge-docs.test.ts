@@ -1,4 +1,4 @@
-// What the README, the flow-server help and the edge examples tell a user about edges, against what
+// What docs/edge-relay.md, the flow-server help and the edge examples tell a user about edges, against what
 // ships: the liveness figure the hub logs, the Redis ACL recipe, and ports the examples bind.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,12 +15,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const read = (...path: string[]) => readFileSync(join(root, ...path), 'utf8');
 /** A help text on one line, as the editor shows it. */
 const help = (language: string) => read('locales', language, 'mcp-flow-server.html').replace(/\s+/g, ' ');
-/** The README's edge section, on one line. */
-const edgeSection = (() => {
-  const readme = read('README.md');
-  const start = readme.indexOf('## Tools on edge Node-REDs');
-  return readme.slice(start, readme.indexOf('\n## ', start + 1)).replace(/\s+/g, ' ');
-})();
+/** The edge page of the docs, on one line. */
+const edgePage = read('docs', 'edge-relay.md').replace(/\s+/g, ' ');
 
 /** The figure, in seconds, a hub writes to its log when it forgets a silent site. */
 async function loggedLivenessSeconds(): Promise<string> {
@@ -53,18 +49,18 @@ async function loggedLivenessSeconds(): Promise<string> {
 }
 
 describe('what the docs say about edges', () => {
-  it('gives the liveness window the hub logs, in the README and the help of every language', async () => {
+  it('gives the liveness window the hub logs, in the docs and the help of every language', async () => {
     const seconds = await loggedLivenessSeconds();
-    assert.match(edgeSection, new RegExp(`A hub forgets a site it has not heard from for ${seconds.replace('.', '\\.')} s`));
+    assert.match(edgePage, new RegExp(`A hub forgets a site it has not heard from for ${seconds.replace('.', '\\.')} s`));
     assert.match(help('en-US'), new RegExp(`not heard from for ${seconds.replace('.', '\\.')} s`));
     assert.match(help('de'), new RegExp(`${seconds.replace('.', ',')} s lang nichts gehört`));
     assert.match(help('ja'), new RegExp(`${seconds.replace('.', '\\.')}秒間通知のないサイト`));
   });
 
   it("turns Redis's default user off in the ACL recipe, before the edge users", () => {
-    const off = edgeSection.indexOf('ACL SETUSER default off');
+    const off = edgePage.indexOf('ACL SETUSER default off');
     assert.ok(off > 0, 'the recipe turns the default user off');
-    assert.ok(off < edgeSection.indexOf('ACL SETUSER plant-a '), 'before the first edge user');
+    assert.ok(off < edgePage.indexOf('ACL SETUSER plant-a '), 'before the first edge user');
   });
 
   it('binds no example runtime to a port other programs on a Node-RED machine use (MQTT, the editor)', () => {

@@ -1,14 +1,18 @@
-// The README against what ships: the two first commands, every node under the name the editor's
-// palette shows, and the client facts a sign-in depends on (/work/shared/CLIENTS.md, observed).
+// The README and the docs against what ships: the two first commands, every node under the name the
+// editor's palette shows, every page of docs/ reachable from the README, the client facts a sign-in
+// depends on (/work/shared/CLIENTS.md, observed), and the conformance figures of expected.json.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { markdownPages } from '../support/doc-links.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const oneLine = readme.replace(/\s+/g, ' ');
+const read = (...path: string[]) => readFileSync(join(root, ...path), 'utf8');
+/** A page on one line, so a sentence matches whatever its line breaks. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+const readme = read('README.md');
 
 describe('README', () => {
   it('starts with the two commands that work on a fresh machine', () => {
@@ -21,34 +25,98 @@ describe('README', () => {
     for (const lang of readdirSync(join(root, 'locales'))) {
       for (const file of readdirSync(join(root, 'locales', lang)).filter((name) => name.endsWith('.json'))) {
         const type = file.slice(0, -'.json'.length);
-        const label = (JSON.parse(readFileSync(join(root, 'locales', lang, file), 'utf8')) as Record<string, { paletteLabel: string }>)[type]!.paletteLabel;
+        const label = (JSON.parse(read('locales', lang, file)) as Record<string, { paletteLabel: string }>)[type]!.paletteLabel;
         assert.ok(readme.includes(`| \`${type}\` | *${label}* |`), `the nodes table gives ${type} its editor name "${label}" (${lang})`);
       }
     }
   });
 
+  it('stays a read of minutes and leads to every page of docs/', () => {
+    const lines = readme.split('\n').length;
+    assert.ok(lines <= 350, `README.md has ${lines} lines; the reference belongs in docs/`);
+    assert.match(readme, /\]\(docs\/README\.md\)/, 'the README links the docs index');
+    const index = read('docs', 'README.md');
+    for (const page of readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
+      assert.ok(index.includes(`](${page})`), `docs/README.md links ${page}`);
+      assert.ok(readme.includes(`](docs/${page})`), `the README's "Where to read on" links docs/${page}`);
+    }
+  });
+});
+
+describe('README against docs/performance.md', () => {
+  it('quotes the latest bench run as the performance page gives it', () => {
+    const claim = /answered ([\d.]+)× the calls\/s of the same tool wired by hand from core nodes, at ([\d.]+)× its server CPU per call/.exec(oneLine(readme));
+    assert.ok(claim, 'the README gives the figures against core nodes wired by hand');
+    const performance = oneLine(read('docs', 'performance.md'));
+    assert.ok(performance.includes(`Local 1 tool **${claim[1]}× H**`), `docs/performance.md gives ${claim[1]}× H`);
+    assert.ok(performance.includes(`**${claim[2]}× its server CPU per call**`), `docs/performance.md gives ${claim[2]}× the server CPU`);
+  });
+});
+
+describe('docs/message-contract.md', () => {
+  it('lists every message topic the endpoint sends or takes', () => {
+    const nodeTypes = new Set(Object.keys((JSON.parse(read('package.json')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes));
+    const sources = ['lib', 'nodes'].flatMap((dir) => readdirSync(join(root, dir), { recursive: true }).map(String)
+      .filter((file) => file.endsWith('.ts')).map((file) => read(dir, file)));
+    const topics = new Set(sources.flatMap((source) => [...source.matchAll(/'(mcp-(?:tool|resource|prompt|completion)(?:-[a-z]+)*)'/g)].map((match) => match[1]!))
+      .filter((name) => !nodeTypes.has(name)));
+    assert.ok(topics.has('mcp-tool-execute') && topics.has('mcp-completion'), 'the topics are found');
+    const table = oneLine(read('docs', 'message-contract.md')).split('## Every topic')[1] ?? '';
+    assert.deepEqual([...topics].filter((topic) => !table.includes(`\`${topic}\``)).sort(), []);
+  });
+});
+
+describe('docs/sign-in.md', () => {
+  const signIn = oneLine(read('docs', 'sign-in.md'));
+
   it('says how Codex signs in: its metadata document, chatgpt.com or pinning or dcr, and that add starts the sign-in', () => {
-    assert.match(oneLine, /https:\/\/chatgpt\.com\/oauth\/codex\/client\.json/);
-    assert.match(oneLine, /fails with 400 unless `chatgpt\.com` is one of the client hosts or that document is pinned/);
-    assert.match(oneLine, /--oauth-client-registration dcr/);
-    assert.match(oneLine, /`codex mcp add team --url https:\/\/mcp\.example\.com\/tools` already starts the sign-in/);
-    assert.doesNotMatch(oneLine, /by default, Codex register/, 'Codex registers only when told to');
+    assert.match(signIn, /https:\/\/chatgpt\.com\/oauth\/codex\/client\.json/);
+    assert.match(signIn, /fails with 400 unless `chatgpt\.com` is one of the client hosts or that document is pinned/);
+    assert.match(signIn, /--oauth-client-registration dcr/);
+    assert.match(signIn, /`codex mcp add team --url https:\/\/mcp\.example\.com\/tools` already starts the sign-in/);
+    assert.doesNotMatch(signIn, /by default, Codex register/, 'Codex registers only when told to');
   });
 
+  it('gives Claude Code\'s metadata document for pinning, and says only Trusted clients skip consent', () => {
+    assert.match(signIn, /Claude Code's document is `https:\/\/claude\.ai\/oauth\/claude-code-client-metadata`/);
+    assert.match(signIn, /Only the clients listed in the consent section's \*Trusted\* field skip the prompt/);
+    assert.doesNotMatch(signIn, /trusted\* \(pinned or on an allow-listed host\) skip/);
+  });
+});
+
+describe('docs/protocol-and-limits.md, Conformance', () => {
+  const page = oneLine(read('docs', 'protocol-and-limits.md'));
+  const conformance = page.slice(page.indexOf('## Conformance'));
+  const expected = JSON.parse(read('test', 'conformance', 'expected.json')) as { scenarios: Record<string, Record<string, string>> };
+
   it('does not count the skills scenarios as passing: the palette declares no skills extension, so the suite skips them', () => {
-    const conformance = oneLine.slice(oneLine.indexOf('## Conformance'), oneLine.indexOf('## Telemetry'));
+    assert.ok(page.includes('## Conformance'), 'the page has its Conformance section');
     assert.doesNotMatch(conformance, /the skills scenarios, and the tasks scenarios/);
     assert.match(conformance, /\| `sep-2640-skills-directory`, `sep-2640-skills-enumeration`, `sep-2640-skills-manifest` \| not applicable: /);
-    const expected = JSON.parse(readFileSync(join(root, 'test', 'conformance', 'expected.json'), 'utf8')) as { scenarios: Record<string, Record<string, string>> };
     for (const scenario of ['sep-2640-skills-directory', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest']) {
       assert.equal(expected.scenarios[scenario]?.['extension'], 'fail', scenario);
       assert.match(expected.scenarios[scenario]?.['reason'] ?? '', /declares no io\.modelcontextprotocol\/skills extension/, scenario);
     }
   });
 
-  it('gives Claude Code\'s metadata document for pinning, and says only Trusted clients skip consent', () => {
-    assert.match(oneLine, /Claude Code's document is `https:\/\/claude\.ai\/oauth\/claude-code-client-metadata`/);
-    assert.match(oneLine, /Only the clients listed in the consent section's \*Trusted\* field skip the prompt/);
-    assert.doesNotMatch(oneLine, /trusted\* \(pinned or on an allow-listed host\) skip/);
+  it('gives the count of passing runs that expected.json holds (and so does the README), and names every scenario expected to fail', () => {
+    const outcomes = Object.values(expected.scenarios).flatMap((revisions) =>
+      Object.entries(revisions).filter(([key]) => key !== 'reason').map(([, outcome]) => outcome));
+    const passing = outcomes.filter((outcome) => outcome === 'pass').length;
+    assert.match(conformance, new RegExp(`Today ${passing} of ${outcomes.length} runs pass\\.`));
+    assert.match(oneLine(readme), new RegExp(`${passing} of ${outcomes.length} runs of the official conformance suite pass`), 'the README says so too');
+    const table = conformance.slice(conformance.indexOf('| scenarios | why |'));
+    for (const [scenario, revisions] of Object.entries(expected.scenarios)) {
+      if (Object.values(revisions).includes('fail')) assert.ok(table.includes(`\`${scenario}\``), `the table gives the reason ${scenario} fails`);
+    }
+  });
+});
+
+describe('docs/', () => {
+  it('names only source files of this repository that exist (a file moved by a refactoring is named where it went)', () => {
+    const named = markdownPages(root).flatMap((page) => [...read(page).matchAll(/`((?:lib|nodes|test|scripts|bench|resources|examples)\/[^`\s<>]+\.(?:ts|mjs|js|html))`/g)]
+      .map((match) => ({ page, path: match[1]! })));
+    assert.ok(named.some(({ path }) => path === 'lib/core/defaults.ts'), 'the paths are found');
+    assert.deepEqual(named.filter(({ path }) => !existsSync(join(root, path))), []);
   });
 });
