@@ -16,7 +16,7 @@ export const SITE_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 /** An edge announces its tools this often; a hub forgets a site it has not heard from in EDGE_STALE_MS. */
 export const EDGE_HEARTBEAT_MS = 2_000;
 export const EDGE_STALE_MS = 3 * EDGE_HEARTBEAT_MS + 500;
-/** EDGE_STALE_MS as logs, the README and the help say it ("6.5 s"): one figure everywhere. */
+/** EDGE_STALE_MS as logs, docs/edge-relay.md and the help say it ("6.5 s"): one figure everywhere. */
 export const EDGE_STALE_TEXT = `${EDGE_STALE_MS / 1000} s`;
 /** Limits on what an edge may send a hub: an edge is untrusted input. */
 export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;

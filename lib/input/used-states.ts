@@ -17,7 +17,7 @@ export class UsedStates {
 
   constructor(store?: Store) {
     // Without a shared storage, states sealed with this process's key only come back here anyway;
-    // with MCP_REQUEST_STATE_KEY shared but no Redis, each instance keeps its own record (README).
+    // with MCP_REQUEST_STATE_KEY shared but no Redis, each instance keeps its own record (docs/asking.md).
     this.store = store ?? (processStore ??= new MemoryStore());
   }
 
