@@ -66,6 +66,22 @@ export function openClient(target: RedisTarget, overrides: RedisOptions = {}): R
   }
 }
 
+/**
+ * Sentinel mode: connects an ended client again. ioredis ends a Sentinel client for good when its
+ * failover detector disconnects it while it is still asking the sentinels for the primary (seen here:
+ * SIGKILL of the primary, reconnect under way, then +switch-master), which would leave the store
+ * failed, or its subscriptions gone, until a redeploy. `closing` says when an end is ours.
+ */
+export function reconnectWhenEnded(client: Redis, closing: () => boolean): void {
+  client.on('end', () => {
+    if (closing()) return;
+    const timer = setTimeout(() => {
+      if (!closing() && client.status === 'end') client.connect().catch(() => undefined);
+    }, STORAGE_DEFAULTS.redisRetryMaxDelayMs);
+    timer.unref();
+  });
+}
+
 function sentinelOptions(target: SentinelTarget): RedisOptions {
   return {
     sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),

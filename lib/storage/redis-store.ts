@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
 import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
-import { PrimaryWatch, type StorePrimary } from './primary-watch.js';
-import { connectedAddress, isSentinelTarget, openClient, type RedisTarget } from './redis-connection.js';
+import type { StorePrimary } from './primary-watch.js';
+import { isSentinelTarget, openClient, reconnectWhenEnded, type RedisTarget } from './redis-connection.js';
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { SentinelFollower } from './sentinel-follower.js';
 import { StoreStateTracker } from './store-state.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
 
@@ -85,8 +86,8 @@ export class RedisStore implements Store {
   private lastErrorToken: string | undefined;
   private closing: Promise<void> | undefined;
   private readonly target: RedisTarget;
-  /** Sentinel mode only: which primary the connection landed on; one URL is always the same server. */
-  private readonly watch: PrimaryWatch | undefined;
+  /** Sentinel mode only: which primary, and how many replicas a write must reach; one URL: as before. */
+  private readonly follower: SentinelFollower | undefined;
   /** A second connection, opened with the first subscription: a subscribed Redis connection runs nothing else. */
   private subscriber: Redis | undefined;
   private readonly refusedLog = new LogThrottle(60_000);
@@ -99,9 +100,9 @@ export class RedisStore implements Store {
     assertKeyPrefix(this.keyPrefix);
     this.logger = options.logger;
     this.target = isSentinelTarget(options) ? { sentinel: options.sentinel } : { url: options.url, password: options.password };
-    this.watch = isSentinelTarget(options) ? new PrimaryWatch(this.logger) : undefined;
     this.tracker = new StoreStateTracker('connecting', () => this.logger.warn('a storage state listener threw'));
     this.client = openClient(this.target);
+    this.follower = isSentinelTarget(options) ? new SentinelFollower(this.client, this.logger) : undefined;
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.client.defineCommand('mcpIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.client.defineCommand('mcpAddToBoundedSet', { numberOfKeys: 1, lua: ADD_TO_BOUNDED_SET_LUA });
@@ -109,15 +110,17 @@ export class RedisStore implements Store {
     this.scripts = this.client as unknown as ScriptCommands;
     this.client.on('ready', () => {
       // Before `ready` is announced, so a status drawn on the state change names the new primary.
-      this.watch?.connected(connectedAddress(this.client));
+      this.follower?.connected();
       this.enter('ready');
     });
     // After an auth or TLS failure every retry fails the same way; stay `failed` until one succeeds.
     this.client.on('reconnecting', () => this.enter(this.tracker.state === 'failed' ? 'failed' : 'reconnecting'));
     this.client.on('error', (error: unknown) => this.noteError(error));
     // Our retryStrategy never gives up, so `end` without close() means ioredis could not even set up
-    // a connection (e.g. bad TLS options): nothing will change without a person.
-    this.client.on('end', () => this.enter('failed'));
+    // a connection (e.g. bad TLS options): nothing will change without a person. Except in Sentinel
+    // mode, where ioredis also ends a client that a failover caught mid-reconnect: start it again.
+    if (this.follower) reconnectWhenEnded(this.client, () => this.closing !== undefined);
+    this.client.on('end', () => this.enter(this.follower && this.tracker.state !== 'failed' ? 'reconnecting' : 'failed'));
   }
 
   get state(): StoreState {
@@ -125,7 +128,7 @@ export class RedisStore implements Store {
   }
 
   get primary(): StorePrimary | undefined {
-    return this.watch?.primary;
+    return this.follower?.primary;
   }
 
   async put(key: StoreKey, value: string, ttlSeconds: number): Promise<void> {
@@ -133,13 +136,16 @@ export class RedisStore implements Store {
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
     await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds));
+    await this.replicated();
   }
 
   async putIfAbsent(key: StoreKey, value: string, ttlSeconds: number): Promise<boolean> {
     assertValue(value);
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
-    return (await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds, 'NX'))) === 'OK';
+    const written = (await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds, 'NX'))) === 'OK';
+    if (written) await this.replicated();
+    return written;
   }
 
   async get(key: StoreKey): Promise<string | undefined> {
@@ -149,7 +155,10 @@ export class RedisStore implements Store {
 
   async take(key: StoreKey): Promise<string | undefined> {
     const rendered = this.render(key);
-    return (await this.run(() => this.client.getdel(rendered))) ?? undefined;
+    const taken = (await this.run(() => this.client.getdel(rendered))) ?? undefined;
+    // A take lost with a failover would let a one-time code be used again.
+    if (taken !== undefined) await this.replicated();
+    return taken;
   }
 
   async compareAndSet(key: StoreKey, expected: string, next: string, ttlSeconds: number): Promise<boolean> {
@@ -157,7 +166,9 @@ export class RedisStore implements Store {
     assertValue(next);
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
-    return (await this.run(() => this.scripts.mcpCompareAndSet(rendered, expected, next, ttlSeconds))) === 1;
+    const swapped = (await this.run(() => this.scripts.mcpCompareAndSet(rendered, expected, next, ttlSeconds))) === 1;
+    if (swapped) await this.replicated();
+    return swapped;
   }
 
   async increment(key: StoreKey, ttlSeconds: number): Promise<number> {
@@ -225,6 +236,7 @@ export class RedisStore implements Store {
   async delete(key: StoreKey): Promise<void> {
     const rendered = this.render(key);
     await this.run(() => this.client.del(rendered));
+    await this.replicated();
   }
 
   onState(listener: (state: StoreState) => void): () => void {
@@ -240,6 +252,7 @@ export class RedisStore implements Store {
     // Every (re)connect subscribes to the channels listened to at that moment, so a subscription made
     // during an outage, or lost with a connection, comes back with it; nothing is queued meanwhile.
     const subscriber = openClient(this.target, { autoResubscribe: false, connectionName: 'node-red-mcp-events' });
+    if (this.follower) reconnectWhenEnded(subscriber, () => this.closing !== undefined);
     subscriber.on('ready', () => {
       if (this.channels.size > 0) this.resubscribe(subscriber, [...this.channels.keys()]);
     });
@@ -268,6 +281,21 @@ export class RedisStore implements Store {
         else this.logger.debug(`redis subscribe failed (${token})`);
       });
     }
+  }
+
+  /**
+   * Sentinel mode: the write just made on this connection has reached a replica, or the caller gets
+   * StorageUnavailableError (`not_replicated`, a 503) instead of an acknowledgement. Replication is
+   * asynchronous, so a write the old primary acknowledged just before a failover is otherwise lost
+   * (measured: over a thousand in the ~1.5 s of a SENTINEL FAILOVER). WAIT covers every earlier write
+   * of the connection; ReplicaQuorum says how many replicas, and why. Counters, sets and publishes go without: losing one costs a rate-limit count or
+   * a message, never a sign-in or a single use.
+   */
+  private async replicated(): Promise<void> {
+    const required = this.follower?.requiredReplicas ?? 0;
+    if (required === 0) return;
+    const acknowledged = await this.run(() => this.client.wait(required, STORAGE_DEFAULTS.redisReplicaWaitMs));
+    if (acknowledged < required) throw new StorageUnavailableError('not_replicated');
   }
 
   private render(key: StoreKey): string {
@@ -330,6 +358,7 @@ export class RedisStore implements Store {
 
   private async quit(): Promise<void> {
     this.tracker.clear();
+    this.follower?.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STORAGE_DEFAULTS.redisQuitTimeoutMs);

@@ -85,7 +85,7 @@ export interface Store {
 }
 
 /** Why an operation could not reach the backend; safe to log and to show. */
-export type UnavailableReason = StoreState | 'closed' | 'timeout' | 'server_error';
+export type UnavailableReason = StoreState | 'closed' | 'timeout' | 'server_error' | 'not_replicated';
 
 /**
  * The backend could not answer. OAuth routes turn this into 503 `temporarily_unavailable`.

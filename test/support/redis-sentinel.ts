@@ -11,9 +11,10 @@ import { spawnRedisProcess, stopChild } from './redis-server.js';
 export const SENTINEL_GROUP = 'mcpgroup';
 
 /**
- * A real Redis Sentinel deployment on loopback: one primary, one replica, three sentinels (quorum 2),
- * with short detection times so a failover takes seconds. `sentinels` is the `host:port,...` list an
- * mcp-redis node takes.
+ * A real Redis Sentinel deployment on loopback: one primary, two replicas, three sentinels (quorum 2),
+ * with short detection times so a failover takes seconds. Two replicas, as production runs it: after
+ * the primary is lost, the promoted replica still has one to replicate to (writes wait for one).
+ * `sentinels` is the `host:port,...` list an mcp-redis node takes.
  */
 export interface SentinelDeployment {
   readonly name: string;
@@ -24,7 +25,7 @@ export interface SentinelDeployment {
   failover(): Promise<number>;
   /** SIGKILL of the current primary; resolves with the promoted replica's port once it accepts writes. */
   killPrimary(): Promise<{ killedPort: number; promotedPort: number }>;
-  /** Resolves once the primary has a replica in sync that every sentinel knows: a failover can happen. */
+  /** Resolves once every live data node but the primary is a replica in sync that every sentinel knows. */
   ready(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -43,9 +44,8 @@ export async function startSentinelDeployment(): Promise<SentinelDeployment> {
     data.set(port, await spawnRedisProcess(args, port));
   };
   const primary = await freePort();
-  const replica = await freePort();
   await startData(primary);
-  await startData(replica, primary);
+  for (let i = 0; i < 2; i += 1) await startData(await freePort(), primary);
   for (let i = 0; i < 3; i += 1) {
     const port = await freePort();
     const conf = join(dir, `sentinel-${port}.conf`);
@@ -117,7 +117,8 @@ export async function startSentinelDeployment(): Promise<SentinelDeployment> {
           return record.flags === 'slave' && record['master-link-status'] === 'ok' && Number(record['master-port']) === current;
         });
         const others = (await askSentinel((client) => client.call('SENTINEL', 'SENTINELS', SENTINEL_GROUP), port)) as unknown[];
-        if (healthy.length === 0 || others.length < 2) return false;
+        const live = [...data.values()].filter((child) => child.exitCode === null && child.signalCode === null).length;
+        if (healthy.length < live - 1 || others.length < 2) return false;
       }
       return true;
     });
