@@ -15,6 +15,9 @@ export function redisErrorToken(error: unknown): string {
   if (!(error instanceof Error)) return 'UNKNOWN';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && SYSTEM_CODE.test(code)) return code;
+  // Sentinel mode: no sentinel answered with a primary for the group (all down, or none knows the name).
+  // Checked before the timeout, which the message may quote as the last sentinel's error.
+  if (/^All sentinels are unreachable/.test(error.message) && !/invalid (username-)?password/i.test(error.message)) return 'SENTINELS_UNREACHABLE';
   if (/timed out/i.test(error.message)) return 'TIMEOUT';
   if (/invalid (username-)?password/i.test(error.message)) return 'WRONGPASS';
   return REPLY_CODE.exec(error.message)?.[1] ?? 'UNKNOWN';

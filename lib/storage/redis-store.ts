@@ -1,21 +1,23 @@
-import { Redis, type RedisOptions } from 'ioredis';
-import { McpPaletteError } from '../core/errors.js';
+import type { Redis } from 'ioredis';
 import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
+import type { StorePrimary } from './primary-watch.js';
+import { isSentinelTarget, openClient, reconnectWhenEnded, type RedisTarget } from './redis-connection.js';
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { SentinelFollower } from './sentinel-follower.js';
 import { StoreStateTracker } from './store-state.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
 
-export interface RedisStoreOptions {
-  /** redis:// or rediss:// (TLS); may carry user, password and db. Never logged. */
-  readonly url: string;
-  /** Wins over a password inside the URL. Never logged. */
-  readonly password?: string | undefined;
+/**
+ * One URL (redis:// or rediss://, may carry user, password and db; `password` wins over the URL's)
+ * or a Sentinel group. Never logged.
+ */
+export type RedisStoreOptions = RedisTarget & {
   readonly keyPrefix?: string;
   readonly logger: Logger;
-}
+};
 
 // GET-compare-SET must be one step: two bridges refreshing the same session must not both win.
 const COMPARE_AND_SET_LUA = `
@@ -65,24 +67,6 @@ interface ScriptCommands {
   mcpCountSet(key: string): Promise<unknown>;
 }
 
-const CLIENT_OPTIONS: RedisOptions = Object.freeze({
-  // Fail fast while disconnected: a queued command would hold an OAuth request open for the whole
-  // outage, and a replayed GETDEL or CAS after reconnect could apply twice. Callers answer 503 instead.
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 0,
-  autoResendUnfulfilledCommands: false,
-  commandTimeout: STORAGE_DEFAULTS.redisCommandTimeoutMs,
-  connectTimeout: STORAGE_DEFAULTS.redisConnectTimeoutMs,
-  // Always a number, so ioredis never gives up: the store heals by itself when Redis returns.
-  retryStrategy: (attempt: number) => Math.min(attempt * STORAGE_DEFAULTS.redisRetryStepMs, STORAGE_DEFAULTS.redisRetryMaxDelayMs),
-  connectionName: 'node-red-mcp',
-  // Commands issued in one turn of the event loop (the publishes of relayed calls and answers, token
-  // lookups of concurrent requests) go out in one write: measured with the bench's relay phase, Redis
-  // CPU per relayed call fell from about 35 to 7 µs and the edge's by a quarter. Not a MULTI: each
-  // command stays on its own, and while disconnected each still fails at once (no offline queue).
-  enableAutoPipelining: true,
-});
-
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   return new RedisStore(options);
 }
@@ -101,8 +85,9 @@ export class RedisStore implements Store {
   private readonly keyPrefix: string;
   private lastErrorToken: string | undefined;
   private closing: Promise<void> | undefined;
-  private readonly url: string;
-  private readonly password: string | undefined;
+  private readonly target: RedisTarget;
+  /** Sentinel mode only: which primary, and how many replicas a write must reach; one URL: as before. */
+  private readonly follower: SentinelFollower | undefined;
   /** A second connection, opened with the first subscription: a subscribed Redis connection runs nothing else. */
   private subscriber: Redis | undefined;
   private readonly refusedLog = new LogThrottle(60_000);
@@ -114,26 +99,36 @@ export class RedisStore implements Store {
     this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
     assertKeyPrefix(this.keyPrefix);
     this.logger = options.logger;
-    this.url = options.url;
-    this.password = options.password;
+    this.target = isSentinelTarget(options) ? { sentinel: options.sentinel } : { url: options.url, password: options.password };
     this.tracker = new StoreStateTracker('connecting', () => this.logger.warn('a storage state listener threw'));
-    this.client = openClient(options.url, options.password);
+    this.client = openClient(this.target);
+    this.follower = isSentinelTarget(options) ? new SentinelFollower(this.client, this.logger) : undefined;
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.client.defineCommand('mcpIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.client.defineCommand('mcpAddToBoundedSet', { numberOfKeys: 1, lua: ADD_TO_BOUNDED_SET_LUA });
     this.client.defineCommand('mcpCountSet', { numberOfKeys: 1, lua: COUNT_SET_LUA });
     this.scripts = this.client as unknown as ScriptCommands;
-    this.client.on('ready', () => this.enter('ready'));
+    this.client.on('ready', () => {
+      // Before `ready` is announced, so a status drawn on the state change names the new primary.
+      this.follower?.connected();
+      this.enter('ready');
+    });
     // After an auth or TLS failure every retry fails the same way; stay `failed` until one succeeds.
     this.client.on('reconnecting', () => this.enter(this.tracker.state === 'failed' ? 'failed' : 'reconnecting'));
     this.client.on('error', (error: unknown) => this.noteError(error));
     // Our retryStrategy never gives up, so `end` without close() means ioredis could not even set up
-    // a connection (e.g. bad TLS options): nothing will change without a person.
-    this.client.on('end', () => this.enter('failed'));
+    // a connection (e.g. bad TLS options): nothing will change without a person. Except in Sentinel
+    // mode, where ioredis also ends a client that a failover caught mid-reconnect: start it again.
+    if (this.follower) reconnectWhenEnded(this.client, () => this.closing !== undefined);
+    this.client.on('end', () => this.enter(this.follower && this.tracker.state !== 'failed' ? 'reconnecting' : 'failed'));
   }
 
   get state(): StoreState {
     return this.tracker.state;
+  }
+
+  get primary(): StorePrimary | undefined {
+    return this.follower?.primary;
   }
 
   async put(key: StoreKey, value: string, ttlSeconds: number): Promise<void> {
@@ -141,13 +136,16 @@ export class RedisStore implements Store {
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
     await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds));
+    await this.replicated();
   }
 
   async putIfAbsent(key: StoreKey, value: string, ttlSeconds: number): Promise<boolean> {
     assertValue(value);
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
-    return (await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds, 'NX'))) === 'OK';
+    const written = (await this.run(() => this.client.set(rendered, value, 'EX', ttlSeconds, 'NX'))) === 'OK';
+    if (written) await this.replicated();
+    return written;
   }
 
   async get(key: StoreKey): Promise<string | undefined> {
@@ -157,7 +155,10 @@ export class RedisStore implements Store {
 
   async take(key: StoreKey): Promise<string | undefined> {
     const rendered = this.render(key);
-    return (await this.run(() => this.client.getdel(rendered))) ?? undefined;
+    const taken = (await this.run(() => this.client.getdel(rendered))) ?? undefined;
+    // A take lost with a failover would let a one-time code be used again.
+    if (taken !== undefined) await this.replicated();
+    return taken;
   }
 
   async compareAndSet(key: StoreKey, expected: string, next: string, ttlSeconds: number): Promise<boolean> {
@@ -165,7 +166,9 @@ export class RedisStore implements Store {
     assertValue(next);
     assertTtlSeconds(ttlSeconds);
     const rendered = this.render(key);
-    return (await this.run(() => this.scripts.mcpCompareAndSet(rendered, expected, next, ttlSeconds))) === 1;
+    const swapped = (await this.run(() => this.scripts.mcpCompareAndSet(rendered, expected, next, ttlSeconds))) === 1;
+    if (swapped) await this.replicated();
+    return swapped;
   }
 
   async increment(key: StoreKey, ttlSeconds: number): Promise<number> {
@@ -233,6 +236,7 @@ export class RedisStore implements Store {
   async delete(key: StoreKey): Promise<void> {
     const rendered = this.render(key);
     await this.run(() => this.client.del(rendered));
+    await this.replicated();
   }
 
   onState(listener: (state: StoreState) => void): () => void {
@@ -247,7 +251,8 @@ export class RedisStore implements Store {
   private openSubscriber(): Redis {
     // Every (re)connect subscribes to the channels listened to at that moment, so a subscription made
     // during an outage, or lost with a connection, comes back with it; nothing is queued meanwhile.
-    const subscriber = openClient(this.url, this.password, { autoResubscribe: false, connectionName: 'node-red-mcp-events' });
+    const subscriber = openClient(this.target, { autoResubscribe: false, connectionName: 'node-red-mcp-events' });
+    if (this.follower) reconnectWhenEnded(subscriber, () => this.closing !== undefined);
     subscriber.on('ready', () => {
       if (this.channels.size > 0) this.resubscribe(subscriber, [...this.channels.keys()]);
     });
@@ -276,6 +281,21 @@ export class RedisStore implements Store {
         else this.logger.debug(`redis subscribe failed (${token})`);
       });
     }
+  }
+
+  /**
+   * Sentinel mode: the write just made on this connection has reached a replica, or the caller gets
+   * StorageUnavailableError (`not_replicated`, a 503) instead of an acknowledgement. Replication is
+   * asynchronous, so a write the old primary acknowledged just before a failover is otherwise lost
+   * (measured: over a thousand in the ~1.5 s of a SENTINEL FAILOVER). WAIT covers every earlier write
+   * of the connection; ReplicaQuorum says how many replicas, and why. Counters, sets and publishes go without: losing one costs a rate-limit count or
+   * a message, never a sign-in or a single use.
+   */
+  private async replicated(): Promise<void> {
+    const required = this.follower?.requiredReplicas ?? 0;
+    if (required === 0) return;
+    const acknowledged = await this.run(() => this.client.wait(required, STORAGE_DEFAULTS.redisReplicaWaitMs));
+    if (acknowledged < required) throw new StorageUnavailableError('not_replicated');
   }
 
   private render(key: StoreKey): string {
@@ -338,6 +358,7 @@ export class RedisStore implements Store {
 
   private async quit(): Promise<void> {
     this.tracker.clear();
+    this.follower?.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STORAGE_DEFAULTS.redisQuitTimeoutMs);
@@ -364,21 +385,4 @@ function failureHint(kind: 'auth' | 'tls' | undefined, cause: string): string {
   if (kind === 'auth') return `redis storage refused the credentials (${cause}); check the password`;
   if (kind === 'tls') return `redis storage TLS handshake failed (${cause}); check the rediss:// server certificate`;
   return `redis storage stopped reconnecting (${cause})`;
-}
-
-function openClient(url: string, password: string | undefined, overrides: RedisOptions = {}): Redis {
-  try {
-    // ioredis lets URL fields win over options, so an explicit password must be taken out of the URL.
-    return new Redis(password ? withoutUrlPassword(url) : url, { ...CLIENT_OPTIONS, ...overrides, ...(password ? { password } : {}) });
-  } catch {
-    // The driver's message may quote the URL, and with it a password.
-    throw new McpPaletteError('invalid_redis_url', 'the Redis URL is not valid');
-  }
-}
-
-function withoutUrlPassword(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password === '') return url;
-  parsed.password = '';
-  return parsed.toString();
 }

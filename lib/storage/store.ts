@@ -1,4 +1,7 @@
 import { McpPaletteError } from '../core/errors.js';
+import type { StorePrimary } from './primary-watch.js';
+
+export type { StorePrimary } from './primary-watch.js';
 
 /**
  * Where one piece of short-lived OAuth state lives. The namespace keeps bridges with different
@@ -23,6 +26,8 @@ export type StoreMode = 'memory' | 'redis';
 export interface Store {
   readonly mode: StoreMode;
   readonly state: StoreState;
+  /** Redis Sentinel mode: the primary the store writes to and when it last switched; else undefined. */
+  readonly primary?: StorePrimary | undefined;
   /** Sets value with a TTL in whole seconds (>= 1), replacing any value and TTL already there. */
   put(key: StoreKey, value: string, ttlSeconds: number): Promise<void>;
   /** Sets only if absent (SET NX). true when it was set. */
@@ -80,7 +85,7 @@ export interface Store {
 }
 
 /** Why an operation could not reach the backend; safe to log and to show. */
-export type UnavailableReason = StoreState | 'closed' | 'timeout' | 'server_error';
+export type UnavailableReason = StoreState | 'closed' | 'timeout' | 'server_error' | 'not_replicated';
 
 /**
  * The backend could not answer. OAuth routes turn this into 503 `temporarily_unavailable`.

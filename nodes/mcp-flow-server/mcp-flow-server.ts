@@ -17,7 +17,7 @@ import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import { parseInputPayload } from '../../lib/input/input-requests.js';
 import { roundFields } from '../../lib/input/round-fields.js';
-import type { Store } from '../../lib/storage/store.js';
+import type { Store, StorePrimary } from '../../lib/storage/store.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
@@ -328,7 +328,7 @@ export default function (RED: NodeAPI) {
             const fill = storage.state === 'failed' ? 'red' : 'yellow';
             return node.status({ fill, shape: 'ring', text: t('status.storage', { state: storage.state }) });
           }
-          return node.status({ fill: 'green', shape: 'dot', text });
+          return node.status({ fill: 'green', shape: 'dot', text: withPrimary(text, storage?.primary) });
         }
         case 'stopped':
           lastServing = '';
@@ -337,6 +337,14 @@ export default function (RED: NodeAPI) {
           return fail(describe(state.error));
       }
     }
+  }
+  /** Sentinel mode: which primary the storage writes to, and since when once a failover moved it. */
+  function withPrimary(text: string, primary: StorePrimary | undefined): string {
+    if (!primary) return text;
+    const where = primary.switches === 0
+      ? RED._('mcp-flow-server.status.redisPrimary', { address: primary.address })
+      : RED._('mcp-flow-server.status.redisFailover', { address: primary.address, time: new Date(primary.since).toISOString().slice(11, 19) });
+    return `${text} · ${where}`;
   }
   RED.nodes.registerType('mcp-flow-server', McpFlowServer);
 }

@@ -37,6 +37,6 @@ export default function (RED: NodeAPI) {
     });
   }
   RED.nodes.registerType('mcp-redis', McpRedis, {
-    credentials: { url: { type: 'password' }, password: { type: 'password' } },
+    credentials: { url: { type: 'password' }, password: { type: 'password' }, sentinelPassword: { type: 'password' } },
   });
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
 import { cancelOpenDialogs, openNodeDialog, setCodeEditorText, WAIT } from '../support/editor-page.js';
-import { ADD_NUMBERS, DIALOGS, everyDialogFlow, FLOW_SERVER, GREET, RUNTIME } from '../support/editor-dialogs.js';
+import { ADD_NUMBERS, DIALOGS, everyDialogFlow, FLOW_SERVER, GREET, RUNTIME, STORAGE } from '../support/editor-dialogs.js';
 import { exampleFlow } from '../support/flows.js';
 import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
@@ -38,6 +38,7 @@ describe('Node-RED editor with the example flow', () => {
   let toolText: Catalog = {};
   let serverText: Catalog = {};
   let runtimeText: Catalog = {};
+  let storageText: Catalog = {};
   // Every palette node type's label, from the catalogs Node-RED serves.
   const paletteLabels: Record<string, string> = {};
   let shotDir = '';
@@ -64,6 +65,7 @@ describe('Node-RED editor with the example flow', () => {
     toolText = catalog('mcp-tool-registry');
     serverText = catalog('mcp-flow-server');
     runtimeText = catalog('mcp-runtime');
+    storageText = catalog('mcp-redis');
     session = await launchEditorBrowser();
     await openEditor(session.page, nodeRed.adminUrl, { nodeId: ADD_NUMBERS, paletteType: 'mcp-tool-registry' });
   });
@@ -478,6 +480,56 @@ describe('Node-RED editor with the example flow', () => {
     }, GREET);
     // Undo brings back the node as the example has it: saved before the fields existed.
     assert.deepEqual(restored, { asks: undefined, asksRequired: undefined, asksBeforeTask: undefined, taskSupport: undefined, valid: true, dirty: false });
+  });
+
+  it('offers Redis Sentinel storage: its rows only in that mode, required fields and address lists checked, a URL-mode node unchanged', { skip }, async () => {
+    const p = page();
+    const verdicts = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      const saved = { mode: node.mode, sentinels: node.sentinels, sentinelsEnv: node.sentinelsEnv, sentinelName: node.sentinelName, username: node.username };
+      const judge = (changes: object) => {
+        Object.assign(node, saved, changes);
+        RED.editor.validateNode(node);
+        return node.validationErrors ?? [];
+      };
+      const result = [
+        judge({ mode: 'redis', sentinels: undefined, sentinelName: undefined }),
+        judge({ mode: 'sentinel', sentinels: '', sentinelName: '' }),
+        judge({ mode: 'sentinel', sentinels: 's1:26379, s2', sentinelName: 'my master' }),
+        judge({ mode: 'sentinel', sentinels: '', sentinelsEnv: 'MCP_REDIS_SENTINELS', sentinelName: 'mymaster', username: 'has space' }),
+        judge({ mode: 'sentinel', sentinels: 's1:26379, [::1]:26380', sentinelName: 'mymaster' }),
+      ];
+      judge({});
+      return { result, restored: node.valid };
+    }, STORAGE);
+    assert.deepEqual(verdicts, {
+      result: [
+        [],
+        [storageText.errors.missingSentinels, storageText.errors.missingSentinelName],
+        [storageText.errors.invalidSentinels, storageText.errors.invalidSentinelName],
+        [storageText.errors.invalidRedisUser],
+        [],
+      ],
+      restored: true,
+    });
+
+    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
+    const mode = p.locator('#node-config-input-mode');
+    await mode.waitFor({ state: 'visible', ...WAIT });
+    const shown = async () => ({
+      url: await p.locator('#node-config-input-url').isVisible(),
+      sentinels: await p.locator('#node-config-input-sentinels').isVisible(),
+      sentinelName: await p.locator('#node-config-input-sentinelName').isVisible(),
+      sentinelPassword: await p.locator('#node-config-input-sentinelPassword').isVisible(),
+      password: await p.locator('#node-config-input-password').isVisible(),
+    });
+    assert.deepEqual(await shown(), { url: false, sentinels: false, sentinelName: false, sentinelPassword: false, password: false }, 'memory mode');
+    await mode.selectOption('sentinel');
+    assert.deepEqual(await shown(), { url: false, sentinels: true, sentinelName: true, sentinelPassword: true, password: true }, 'sentinel mode');
+    await mode.selectOption('redis');
+    assert.deepEqual(await shown(), { url: true, sentinels: false, sentinelName: false, sentinelPassword: false, password: true }, 'one-URL mode');
+    await cancelOpenDialogs(p);
+    await mode.waitFor({ state: 'detached', ...WAIT });
   });
 
   it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {

@@ -134,6 +134,11 @@ export function storage(id: string, mode: 'memory' | 'redis', urlEnv?: string): 
   return { id, type: 'mcp-redis', name: '', mode, keyPrefix: 'mcptest', urlEnv: urlEnv ?? '', passwordEnv: '' };
 }
 
+/** An mcp-redis node in Redis Sentinel mode, its sentinel list read from the env variable `sentinelsEnv`. */
+export function sentinelStorage(id: string, sentinelsEnv: string, group: string): FlowNode {
+  return { id, type: 'mcp-redis', name: '', mode: 'sentinel', keyPrefix: 'mcptest', urlEnv: '', passwordEnv: '', sentinels: '', sentinelsEnv, sentinelName: group };
+}
+
 export function oidcAuth(
   id: string,
   options: { storage: string; issuer: string; clientId: string; secretEnv: string; slug?: string; clientHosts?: string; pinned?: object[]; ttl?: number },

@@ -51,7 +51,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   }
   const port = await freePort();
   const aclFile = options.aclUsers ? writeAclFile(options.aclUsers) : undefined;
-  let child = await spawnRedis(binary, port, options.password, aclFile);
+  let child = await spawnRedis(port, options.password, aclFile);
   const stop = async () => {
     await stopChild(child);
   };
@@ -62,7 +62,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     stop,
     async restart() {
       await stop();
-      child = await spawnRedis(binary, port, options.password, aclFile);
+      child = await spawnRedis(port, options.password, aclFile);
     },
     freeze: () => void child.kill('SIGSTOP'),
     thaw: () => void child.kill('SIGCONT'),
@@ -85,10 +85,20 @@ function writeAclFile(users: readonly string[]): string {
   return file;
 }
 
-async function spawnRedis(binary: string, port: number, password: string | undefined, aclFile: string | undefined): Promise<ChildProcess> {
+async function spawnRedis(port: number, password: string | undefined, aclFile: string | undefined): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()];
   if (password !== undefined) args.push('--requirepass', password);
   if (aclFile !== undefined) args.push('--aclfile', aclFile);
+  return await spawnRedisProcess(args, port);
+}
+
+/**
+ * Starts `redis-server <args>` (a data node, or a sentinel with `<conf> --sentinel`) and waits until
+ * it answers PING on `port`; killed with the test process if the test crashes.
+ */
+export async function spawnRedisProcess(args: readonly string[], port: number): Promise<ChildProcess> {
+  const binary = findOnPath('redis-server');
+  if (binary === undefined) throw new Error('redis-server not found on PATH; install redis');
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -133,7 +143,7 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // A frozen server would hold SIGTERM until thawed.

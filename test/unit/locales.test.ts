@@ -21,7 +21,7 @@ const nodeTypes = readdirSync(join(root, 'nodes'), { withFileTypes: true })
  * a prefix.
  */
 const SAME_AS_ENGLISH: Record<(typeof TRANSLATIONS)[number], readonly string[]> = {
-  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'sidebar.try.tool', 'sidebar.recent.tool', 'sidebar.recent.status', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri', 'asks.*'],
+  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'sidebar.try.tool', 'sidebar.recent.tool', 'sidebar.recent.status', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri', 'asks.*', 'label.sentinels'],
   ja: ['label.url', 'errors.invalidUri'],
 };
 const SAME_IN_EVERY_LANGUAGE = [
@@ -31,6 +31,7 @@ const SAME_IN_EVERY_LANGUAGE = [
   'provider.oidc',
   'provider.entra',
   'mode.redis',
+  'mode.sentinel',
   'label.input',
   'label.output',
   'label.uri',

@@ -184,3 +184,71 @@ describe('parseStorageConfig', () => {
     for (const failure of failures) assertNoSecret(failure, SECRET, URL_WITH_SECRET);
   });
 });
+
+describe('parseStorageConfig in Redis Sentinel mode', () => {
+  const base = { mode: 'sentinel', sentinels: 's1.internal:26379, s2.internal:26380,[::1]:26381', sentinelName: 'mymaster' };
+
+  it('reads the sentinels, group name, users and TLS from the config and the passwords from the credentials', () => {
+    const settings = parseStorageConfig(
+      { ...base, keyPrefix: 'p', username: 'mcp-app', sentinelUsername: 'watcher', tls: true },
+      { password: SECRET, sentinelPassword: 'sentinel-secret', url: 'redis://ignored:6379' },
+      {},
+    );
+    assert.deepEqual(settings, {
+      mode: 'sentinel',
+      keyPrefix: 'p',
+      sentinel: {
+        sentinels: [
+          { host: 's1.internal', port: 26379 },
+          { host: 's2.internal', port: 26380 },
+          { host: '::1', port: 26381 },
+        ],
+        name: 'mymaster',
+        username: 'mcp-app',
+        password: SECRET,
+        sentinelUsername: 'watcher',
+        sentinelPassword: 'sentinel-secret',
+        tls: true,
+      },
+    });
+  });
+
+  it('needs no user, password or TLS: a plain Sentinel group', () => {
+    const settings = parseStorageConfig(base, undefined, {});
+    assert.ok(settings.mode === 'sentinel');
+    assert.deepEqual(
+      { ...settings.sentinel, sentinels: settings.sentinel.sentinels.length },
+      { sentinels: 3, name: 'mymaster', username: undefined, password: undefined, sentinelUsername: undefined, sentinelPassword: undefined, tls: false },
+    );
+  });
+
+  it('reads the sentinels and both passwords from MCP_* environment variables, over the config and credentials', () => {
+    const settings = parseStorageConfig(
+      { ...base, sentinelsEnv: 'MCP_REDIS_SENTINELS', passwordEnv: 'MCP_REDIS_PASSWORD', sentinelPasswordEnv: 'MCP_REDIS_SENTINEL_PASSWORD' },
+      { password: 'credential-password', sentinelPassword: 'credential-sentinel-password' },
+      { MCP_REDIS_SENTINELS: 'a:1 b:2', MCP_REDIS_PASSWORD: 'env-password', MCP_REDIS_SENTINEL_PASSWORD: 'env-sentinel-password' },
+    );
+    assert.ok(settings.mode === 'sentinel');
+    assert.deepEqual(settings.sentinel.sentinels, [{ host: 'a', port: 1 }, { host: 'b', port: 2 }]);
+    assert.equal(settings.sentinel.password, 'env-password');
+    assert.equal(settings.sentinel.sentinelPassword, 'env-sentinel-password');
+  });
+
+  it('refuses a missing or malformed sentinel list, a missing or malformed group name and bad user names, without quoting them', () => {
+    parseFails('missing_sentinels', { ...base, sentinels: ' ' });
+    parseFails('missing_env', { ...base, sentinelsEnv: 'MCP_REDIS_SENTINELS' }, undefined, {});
+    for (const sentinels of ['s1', 's1:', ':26379', 's1:0', 's1:65536', 's1:26379;s2:26379', `redis://:${SECRET}@s1:26379`, `${SECRET}@s1:26379`]) {
+      assertNoSecret(parseFails('invalid_sentinels', { ...base, sentinels }, { password: SECRET }), SECRET);
+    }
+    parseFails('missing_sentinel_name', { ...base, sentinelName: '' });
+    for (const sentinelName of ['my master', 'a:b', 'x'.repeat(65)]) parseFails('invalid_sentinel_name', { ...base, sentinelName });
+    parseFails('invalid_redis_user', { ...base, username: 'has space' });
+    parseFails('invalid_redis_user', { ...base, sentinelUsername: 'tab\there' });
+    parseFails('invalid_env_name', { ...base, sentinelPasswordEnv: 'REDIS_SENTINEL_PASSWORD' });
+  });
+
+  it('keeps existing flows as they were: a URL-mode node with no Sentinel fields parses unchanged', () => {
+    const settings = parseStorageConfig({ mode: 'redis', keyPrefix: 'p', urlEnv: '', passwordEnv: '' }, { url: 'redis://cache:6379', password: SECRET }, {});
+    assert.deepEqual(settings, { mode: 'redis', keyPrefix: 'p', url: 'redis://cache:6379', password: SECRET });
+  });
+});

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { answer, oauthServer, oidcAuth, runtimeBehind, sentinelStorage, tab, tool } from '../support/flows.js';
+import { startLoad } from '../support/failover-load.js';
+import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
+import { freePort } from '../support/ports.js';
+import { redisServerOnPath } from '../support/redis-server.js';
+import { startSentinelDeployment, type SentinelDeployment } from '../support/redis-sentinel.js';
+import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+
+/**
+ * Two Node-RED instances behind one Base URL on a real Redis Sentinel deployment (primary, two
+ * replicas, three sentinels on loopback). While tool calls and refresh-token rotations run against
+ * both, the primary is switched (SENTINEL FAILOVER), then killed (SIGKILL). Counted per failover:
+ * answers, clear retryable errors (503 with Retry-After), anything else, hangs, and calls that ran
+ * twice. After each, the same sign-in keeps working: no new sign-in.
+ */
+
+const NEEDS_REDIS = !redisServerOnPath() && 'needs redis-server on PATH (it runs the sentinels too)';
+const CLIENT_ID = 'https://client.test/oauth/sentinel.json';
+const SECRET = 'bridge-secret-for-sentinel-failover';
+const REFRESH_KEY = randomBytes(32).toString('hex');
+// The palette answers within a command timeout (2 s) plus a replica wait; more than this is a hang.
+const HANG_AFTER_MS = 8_000;
+
+function instanceFlows(port: number, baseUrl: string, issuer: string, group: string, instance: string): FlowNode[] {
+  return [
+    tab(),
+    runtimeBehind('rt', port, baseUrl),
+    sentinelStorage('store', 'MCP_TEST_SENTINELS', group),
+    oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
+    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['mark-fn'] }),
+    // Says in the log which call reached it, so the test can count calls that ran twice.
+    answer('mark-fn', `node.warn('mark reached the flow: ' + msg.payload.arguments.marker);\nmsg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: '${instance}' };\nreturn msg;`, 'fs'),
+    tool('t-mark', { name: 'mark', endpoint: '/tools', input: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] } }),
+  ];
+}
+
+class Unclear extends Error {}
+
+describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeRedPackage}`, { skip: NEEDS_REDIS }, () => {
+  let idp: TestIdp;
+  let deployment: SentinelDeployment;
+  let one: NodeRedProcess;
+  let two: NodeRedProcess;
+  let origins: [string, string];
+  let accessToken: string;
+  let refreshToken: string;
+
+  before(async () => {
+    const ports = [await freePort(), await freePort()] as const;
+    origins = [`http://127.0.0.1:${ports[0]}`, `http://127.0.0.1:${ports[1]}`];
+    idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${origins[0]}/oauth/team/callback`] }], refreshTokens: true });
+    deployment = await startSentinelDeployment();
+    const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_SENTINELS: deployment.sentinels };
+    const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
+    [one, two] = await Promise.all([
+      startNodeRed(instanceFlows(ports[0], origins[0], idp.issuer, deployment.name, 'one'), { env, credentials }),
+      startNodeRed(instanceFlows(ports[1], origins[0], idp.issuer, deployment.name, 'two'), { env, credentials }),
+    ]);
+    await Promise.all(origins.map((origin) => waitForEndpoint(`${origin}/tools`)));
+    const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+    await (await signedInClient(`${origins[0]}/tools`, provider, idp, 'alice')).close();
+    const tokens = provider.tokens();
+    assert.ok(tokens.refresh_token, 'a refresh token was issued');
+    accessToken = tokens.access_token;
+    refreshToken = tokens.refresh_token;
+  });
+  after(async () => {
+    await Promise.all([one?.stop(), two?.stop()]);
+    await idp?.stop();
+    await deployment?.stop();
+  });
+
+  /** One tool call; resolves when answered, throws Unclear for anything but a 503 with Retry-After. */
+  async function call(origin: string, marker: string): Promise<void> {
+    const response = await postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark', arguments: { marker } } }, { authorization: `Bearer ${accessToken}` });
+    if (response.status === 200 && typeof response.json().result?.content?.[0]?.text === 'string') return;
+    if (response.status === 503 && response.headers['retry-after']) throw new Error('retryable');
+    throw new Unclear(`call ${marker}: ${response.status} ${response.body.slice(0, 200)}`);
+  }
+
+  /** One refresh, as a client does it: keeps the new pair, or keeps the old token after a 503. */
+  async function refresh(origin: string): Promise<void> {
+    const answer = await postToken(origin, 'team', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: CLIENT_ID }).toString());
+    if (answer.status === 200) {
+      accessToken = answer.body.access_token;
+      refreshToken = answer.body.refresh_token;
+      return;
+    }
+    if (answer.status === 503 && answer.headers.get('retry-after')) throw new Error('retryable');
+    throw new Unclear(`refresh: ${answer.status} ${JSON.stringify(answer.body)}`);
+  }
+
+  const marks = (process: NodeRedProcess, since: number) => [...process.output().slice(since).matchAll(/mark reached the flow: (\S+)/g)].map((match) => match[1]!);
+
+  for (const [title, breakIt, failovers] of [
+    ['SENTINEL FAILOVER', (d: SentinelDeployment) => d.failover(), 1],
+    ['SIGKILL of the primary', async (d: SentinelDeployment) => (await d.killPrimary()).promotedPort, 2],
+  ] as const) {
+    it(`serves calls and refreshes through ${title}: clear retryable errors only, no hang, nothing twice, no new sign-in`, async () => {
+      await deployment.ready();
+      const since = [one.output().length, two.output().length];
+      const answered = new Set<string>();
+      const isClear = (error: unknown) => error instanceof Error && !(error instanceof Unclear);
+      const calls = startLoad({
+        workers: 6,
+        hangAfterMs: HANG_AFTER_MS,
+        isClear,
+        pauseMs: 5,
+        operation: async (worker, sequence) => {
+          const marker = `${failovers}-${worker}-${sequence}`;
+          await call(origins[(worker + sequence) % 2]!, marker);
+          answered.add(marker);
+        },
+      });
+      const refreshes = startLoad({ workers: 1, hangAfterMs: HANG_AFTER_MS, isClear, pauseMs: 100, operation: (_, sequence) => refresh(origins[sequence % 2]!) });
+      await calls.successes(100);
+      const started = Date.now();
+      await breakIt(deployment);
+      const promotedMs = Date.now() - started;
+      await Promise.all([calls.successes(200), refreshes.successes(5)]);
+      const servedMs = Date.now() - started;
+      const [callCounts, refreshCounts] = [await calls.stop(), await refreshes.stop()];
+
+      assert.equal(callCounts.hangs + refreshCounts.hangs, 0, 'nothing hung');
+      assert.deepEqual([...callCounts.otherErrors, ...refreshCounts.otherErrors], [], 'every failure was a 503 with Retry-After');
+      assert.ok(callCounts.recovered && refreshCounts.recovered, 'calls and refreshes are served again');
+      // Nothing ran twice: each marker reached a flow at most once, and each answered one exactly once.
+      const reached = [...marks(one, since[0]!), ...marks(two, since[1]!)];
+      const seen = new Map<string, number>();
+      for (const marker of reached) seen.set(marker, (seen.get(marker) ?? 0) + 1);
+      assert.deepEqual([...seen].filter(([, count]) => count > 1), [], 'no call ran twice');
+      assert.deepEqual([...answered].filter((marker) => seen.get(marker) !== 1), [], 'every answered call ran once');
+      // The sign-in from before both failovers still works on both instances, refreshed or not.
+      await call(origins[0], `${failovers}-after-0`);
+      await call(origins[1], `${failovers}-after-1`);
+      await refresh(origins[1]);
+      // Each instance logged the failover once.
+      for (const [name, process] of [['one', one], ['two', two]] as const) {
+        const lines = process.output().match(/redis storage failover: the primary is now/g) ?? [];
+        assert.equal(lines.length, failovers, `instance ${name} logged each failover once`);
+      }
+      console.log(
+        `# ${title}: tool calls ${callCounts.ok} answered, ${callCounts.clearErrors} 503 with Retry-After, ${callCounts.hangs} hung, ${reached.length - seen.size} ran twice; ` +
+          `refreshes ${refreshCounts.ok} rotated, ${refreshCounts.clearErrors} 503 with Retry-After; promotion seen after ${promotedMs} ms, 200 calls and 5 refreshes served ${servedMs} ms after the break`,
+      );
+    });
+  }
+});

@@ -1,0 +1,70 @@
+/**
+ * A load of concurrent operations that keeps going while a test breaks something, and counts what
+ * the callers saw: answers, clear errors (accepted by `isClear`), other errors, and hangs (an
+ * operation still unsettled after `hangAfterMs`). Each worker runs one operation at a time.
+ */
+export interface LoadCounts {
+  ok: number;
+  clearErrors: number;
+  otherErrors: string[];
+  hangs: number;
+  /** Per worker: did its last few operations succeed (the load was served again at the end)? */
+  recovered: boolean;
+}
+
+export interface Load {
+  /** Stops the workers, waits for the operations in flight, and returns the counts. */
+  stop(): Promise<LoadCounts>;
+  /** Resolves after `count` more operations succeeded after this call. */
+  successes(count: number): Promise<void>;
+}
+
+export function startLoad(options: {
+  workers: number;
+  operation: (worker: number, sequence: number) => Promise<void>;
+  isClear: (error: unknown) => boolean;
+  hangAfterMs: number;
+  /** Between a worker's operations, so a failed one does not spin. */
+  pauseMs?: number;
+}): Load {
+  const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true };
+  let running = true;
+  let waiters: Array<{ target: number; resolve: () => void }> = [];
+  const lastOutcomes: boolean[][] = [];
+  const workers = Array.from({ length: options.workers }, async (_, worker) => {
+    lastOutcomes[worker] = [];
+    for (let sequence = 0; running; sequence += 1) {
+      let hung = false;
+      const watchdog = setTimeout(() => {
+        hung = true;
+        counts.hangs += 1;
+      }, options.hangAfterMs);
+      let succeeded = false;
+      try {
+        await options.operation(worker, sequence);
+        succeeded = true;
+        counts.ok += 1;
+        waiters = waiters.filter((waiter) => (counts.ok >= waiter.target ? void waiter.resolve() : true));
+      } catch (error) {
+        if (options.isClear(error)) counts.clearErrors += 1;
+        else counts.otherErrors.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+      } finally {
+        clearTimeout(watchdog);
+      }
+      if (hung) succeeded = false;
+      lastOutcomes[worker] = [...lastOutcomes[worker]!, succeeded].slice(-3);
+      await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? (succeeded ? 0 : 50)));
+    }
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+      counts.recovered = lastOutcomes.every((outcomes) => outcomes.length > 0 && outcomes.every(Boolean));
+      return counts;
+    },
+    successes(count: number) {
+      return new Promise<void>((resolve) => waiters.push({ target: counts.ok + count, resolve }));
+    },
+  };
+}
