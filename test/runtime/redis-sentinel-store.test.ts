@@ -141,7 +141,7 @@ describe('Redis Sentinel storage follows failovers', { skip: NEEDS_REDIS }, () =
         const lost = await lostWrites(newPort);
         // Each acknowledged write reached a replica first (WAIT), so the promoted one has them all.
         assert.equal(lost, 0, 'no acknowledged write was lost');
-        // The figures the README quotes (they depend on the machine's timing).
+        // The figures docs/redis-sentinel.md quotes (they depend on the machine's timing).
         console.log(
           `# ${title}: ${counts.ok} operations answered, ${counts.clearErrors} failed with StorageUnavailableError, ${counts.hangs} hung, ` +
             `served again ${servedAfterMs} ms after the failover began, ${lost} of ${acknowledged.size} acknowledged writes lost`,
