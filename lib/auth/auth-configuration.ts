@@ -8,6 +8,7 @@ import type { RefreshLifetimes } from './refresh/lifetimes.js';
 import type { UpstreamRefresher } from './upstream/upstream-refresh.js';
 import type { UpstreamSignIn } from './bridge/bridge-context.js';
 import type { ClientResolver } from './clients/known-client.js';
+import type { SignInPageCatalog } from './pages/page-texts.js';
 
 /**
  * One `mcp-auth` node, ready to serve: everything but the issuer, which comes from the runtime
@@ -37,6 +38,8 @@ export interface AuthConfiguration {
    */
   readonly acceptsClientDocument?: (url: string) => boolean;
   createUpstream(redirectUri: string): UpstreamSignIn;
+  /** The words of the pages the bridge shows in the browser, in every shipped language. */
+  readonly pages: SignInPageCatalog;
   readonly audit: AuditSink;
   readonly logger: Logger;
   /** For lines any client can cause once per request (refusals, outages): one per kind per interval. */

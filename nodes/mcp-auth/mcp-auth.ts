@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { loggerOf } from '../../lib/core/logger.js';
 import { rateLimitedLog } from '../../lib/core/rate-limited-log.js';
@@ -14,6 +15,7 @@ import { createUpstreamRefresher } from '../../lib/auth/upstream/upstream-refres
 import { OFFLINE_ACCESS } from '../../lib/auth/bridge/bridge-context.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
+import { loadSignInPageTexts } from '../../lib/auth/pages/page-texts.js';
 
 interface McpAuthDef extends NodeDef {
   storage?: string;
@@ -26,6 +28,9 @@ export interface McpAuthNode extends Node<Record<keyof AuthCredentials, unknown>
 }
 
 export default function (RED: NodeAPI) {
+  // The bridge's browser pages speak the browser's language, not the runtime's: RED._ only knows the
+  // latter, so the catalogs copied beside this file are read once, in every shipped language.
+  const pages = loadSignInPageTexts(fileURLToPath(new URL('./locales', import.meta.url)));
   function McpAuth(this: McpAuthNode, config: McpAuthDef) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -59,6 +64,7 @@ export default function (RED: NodeAPI) {
         ),
         acceptsClientDocument: (url: string) => settings.pinnedClients.has(url) || allowsUrlHost(settings.allowList, url),
         createUpstream: (redirectUri: string) => createUpstreamSignIn(provider, redirectUri),
+        pages,
         ...(settings.refresh
           ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }
           : {}),

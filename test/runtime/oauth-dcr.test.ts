@@ -5,6 +5,7 @@ import { waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { authorizeUrl, beginRawSignIn, finishRawSignIn, pkcePair, postToken, RegisteringOAuthProvider, signedInClient } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
+import { readProblemPage } from '../support/problem-page.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 const SECRET = 'bridge-secret-for-dcr-tests';
@@ -84,8 +85,10 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
       authorizeUrl(base, 'team', { response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:9/cb', code_challenge: challenge, code_challenge_method: 'S256', state: 's' }),
       { redirect: 'manual' },
     );
-    assert.equal(authorize.status, 401);
-    assert.equal((await authorize.json()).error, 'invalid_client');
+    const page = await readProblemPage(authorize);
+    assert.equal(page.status, 401);
+    assert.equal(page.error, 'invalid_client');
+    assert.equal(page.heading, 'This MCP client is not registered here');
     const token = await postToken(base, 'team', new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: 'http://127.0.0.1:9/cb', client_id: clientId, code_verifier: verifier }).toString());
     assert.equal(token.status, 401);
     assert.equal(token.body.error, 'invalid_client');

@@ -21,6 +21,7 @@ import {
   type RawSignInOptions,
 } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
+import { readProblemPage } from '../support/problem-page.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
@@ -47,7 +48,11 @@ const FOREIGN_REDIS_URL = `redis://:${FOREIGN_REDIS_PASSWORD}@127.0.0.1:1/0`;
 const WHO = `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: { subject: msg.mcp.subject, endpoint: msg.mcp.endpoint } };\nreturn msg;`;
 
 function catalog(type: string): Record<string, any> {
-  return JSON.parse(readFileSync(join(repoRoot, 'locales', 'en-US', `${type}.json`), 'utf8'))[type];
+  return catalogIn('en-US', type);
+}
+
+function catalogIn(language: string, type: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(repoRoot, 'locales', language, `${type}.json`), 'utf8'))[type];
 }
 
 function fill(template: string, params: Record<string, string> = {}): string {
@@ -181,12 +186,10 @@ describe(`OAuth bridge rejections on ${nodeRedPackage}`, () => {
 
   /** An error the bridge must show itself, with no redirect anywhere and no sign-in started. */
   async function assertShownHere(response: Response, status: number, error: string) {
-    const body = (await response.json()) as { error: string; error_description: string };
-    assert.equal(response.status, status);
-    assert.equal(body.error, error);
-    assert.equal(response.headers.get('location'), null, 'no redirect');
-    assert.equal(response.headers.get('set-cookie'), null, 'no sign-in started');
-    return body;
+    const page = await readProblemPage(response);
+    assert.equal(page.status, status);
+    assert.equal(page.error, error);
+    return { error: page.error, error_description: page.description };
   }
 
   /** An error sent back to the client's redirect URI, with its state and our issuer (RFC 9207). */
@@ -208,6 +211,25 @@ describe(`OAuth bridge rejections on ${nodeRedPackage}`, () => {
     assert.match(body.error_description, /allow-list/);
     // Refused by name, before any DNS lookup or connection (the fetch itself cannot be observed here).
     await nodeRed.waitForOutput('client metadata refused (host_not_allowed): not-allowed.example', since);
+  });
+
+  it('1b. shows that refusal as a page in the browser\'s language, from the catalogs the editor uses', async () => {
+    const ask = (acceptLanguage: string) =>
+      fetch(authorizeUrl(base, 'team', { response_type: 'code', client_id: 'https://not-allowed.example/cimd.json', redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }), {
+        redirect: 'manual',
+        headers: { 'accept-language': acceptLanguage },
+      });
+    for (const [acceptLanguage, language] of [['de-DE,de;q=0.9,en;q=0.8', 'de'], ['ja', 'ja'], ['fr-FR, en-GB;q=0.5', 'en-US'], ['', 'en-US']] as const) {
+      const page = await readProblemPage(await ask(acceptLanguage));
+      const texts = catalogIn(language, 'mcp-auth').signInPage;
+      assert.equal(page.status, 400, acceptLanguage);
+      assert.equal(page.language, language, acceptLanguage);
+      assert.equal(page.heading, texts.problems.clientRefused.heading);
+      assert.ok(page.text.includes(texts.problems.clientRefused.message), `${language} explains what to do`);
+      assert.ok(page.text.includes(texts.notSent));
+      assert.ok(page.text.includes('https://not-allowed.example/cimd.json'), 'names the client');
+      assert.equal(page.error, 'invalid_client');
+    }
   });
 
   it('2. refuses an allow-listed client host that resolves to a loopback address (400 invalid_client)', async () => {

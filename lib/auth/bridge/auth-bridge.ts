@@ -42,6 +42,7 @@ export class AuthBridge {
       store: auth.store,
       upstream: auth.createUpstream(`${issuer}${paths.callback}`),
       clients: auth.clients,
+      pages: auth.pages,
       accessTokenTtlSeconds: auth.accessTokenTtlSeconds,
       scopes: auth.scopes,
       audit: auth.audit,

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StorageUnavailableError } from '../../storage/store.js';
-import { invalidClient, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { invalidClient, invalidRequest, OAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
+import { sendClientProblemPage } from '../pages/client-problem-page.js';
+import type { ClientProblem } from '../pages/page-texts.js';
 import { UnknownRegisteredClient } from '../registration/registered-clients.js';
 import { isValidChallenge } from '../pkce.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
@@ -13,33 +15,36 @@ import { sendAuthorizationError } from './redirects.js';
 
 /**
  * GET /oauth/<slug>/authorize. Until the client and its redirect URI are verified, errors are shown
- * here (never redirected: an unverified redirect URI is an open redirector); after that they go back
+ * here on a page in the browser's language (never redirected: an unverified redirect URI is an open
+ * redirector, and a client cannot read this answer anyway); after that they go back
  * to the client if its redirect URI is trusted, and are still shown here if not (a registered
  * client's https redirect anywhere). On success the browser continues to the upstream provider's login.
  */
 export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolean) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'GET') return sendOAuthFailure(res, new OAuthFailure(405, 'invalid_request', 'Use GET for the authorization endpoint.'));
+    // Until the client and its redirect URI are verified, the person in the browser is told why.
+    const refuse = (problem: ClientProblem, failure: OAuthFailure, clientId?: string) => sendClientProblemPage(req, res, ctx.pages, problem, failure, clientId);
+    if (req.method !== 'GET') return refuse('request', new OAuthFailure(405, 'invalid_request', 'Use GET for the authorization endpoint.', { allow: 'GET' }));
     const params = singleParams(new URL(req.url ?? '/', 'http://localhost').searchParams);
-    if (params === 'repeated') return sendOAuthFailure(res, invalidRequest('A parameter was repeated.'));
+    if (params === 'repeated') return refuse('request', invalidRequest('A parameter was repeated.'));
 
     const clientId = params.get('client_id');
     const redirectUri = params.get('redirect_uri');
-    if (!clientId) return sendOAuthFailure(res, invalidRequest('client_id is required.'));
-    if (!redirectUri) return sendOAuthFailure(res, invalidRequest('redirect_uri is required.'));
+    if (!clientId) return refuse('request', invalidRequest('client_id is required.'));
+    if (!redirectUri) return refuse('request', invalidRequest('redirect_uri is required.'), clientId);
 
     let client;
     try {
       client = await ctx.clients.resolve(clientId);
     } catch (error) {
-      // 401 tells a registered client to register again (its registration expired or never existed).
-      if (error instanceof UnknownRegisteredClient) return sendOAuthFailure(res, invalidClient(error.description));
-      if (error instanceof StorageUnavailableError) return sendOAuthFailure(res, temporarilyUnavailable());
+      // 401 as at the token endpoint: the client's registration expired or never existed.
+      if (error instanceof UnknownRegisteredClient) return refuse('unknownClient', invalidClient(error.description), clientId);
+      if (error instanceof StorageUnavailableError) return refuse('unavailable', temporarilyUnavailable(), clientId);
       const description = error instanceof ClientRejected ? error.description : 'The client metadata document could not be used.';
-      return sendOAuthFailure(res, new OAuthFailure(400, 'invalid_client', description));
+      return refuse('clientRefused', new OAuthFailure(400, 'invalid_client', description), clientId);
     }
     if (!client.redirectUriAllowed(redirectUri)) {
-      return sendOAuthFailure(res, invalidRequest('redirect_uri is not registered in the client metadata document.'));
+      return refuse('redirectRefused', invalidRequest('redirect_uri is not registered in the client metadata document.'), clientId);
     }
 
     // The redirect URI is now the client's: further problems go back to it when it is trusted, and

@@ -9,6 +9,7 @@ import type { ClientResolver } from '../clients/known-client.js';
 import type { SignedInIdentity } from '../identity.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import type { IssuedCode } from '../sign-in-records.js';
+import type { SignInPageCatalog } from '../pages/page-texts.js';
 
 /** One MCP endpoint this bridge issues tokens for. `resource` is its absolute URL (RFC 8707). */
 export interface ProtectedEndpoint {
@@ -48,6 +49,7 @@ export interface BridgeContext {
   readonly store: Store;
   readonly upstream: UpstreamSignIn;
   readonly clients: ClientResolver;
+  readonly pages: SignInPageCatalog;
   readonly accessTokenTtlSeconds: number;
   readonly scopes: readonly string[];
   readonly audit: AuditSink;

@@ -106,9 +106,10 @@ export function renderMessagePage(heading: string, message: string): string {
 </main>`);
 }
 
-function page(title: string, body: string): string {
+/** A whole page around `body`, in the language `lang` (a BCP 47 tag) and the bridge's look. */
+export function page(title: string, body: string, lang = 'en'): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
