@@ -9,6 +9,22 @@ export const DEMO_SECRET_ENV = 'MCP_DEMO_CLIENT_SECRET';
 
 const TAB = '0a7d3e5c1b2f4d01';
 
+/**
+ * Claude Code's client metadata document as its URL serves it (shared/CLIENTS.md: portless loopback
+ * redirects, no application_type), pinned in the demo's mcp-auth so that signing in never fetches it:
+ * the demo works as printed with no internet. The bridge uses a pinned copy only for a client_id equal
+ * to its exact URL, and only on the mcp-auth it is pinned in; no other client gains anything by it.
+ */
+export const CLAUDE_CODE_DOCUMENT = Object.freeze({
+  client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
+  client_name: 'Claude Code',
+  client_uri: 'https://claude.ai',
+  redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+});
+
 /** The demo nodes for the runtime `runtimeId`, signing in at `issuer` as `clientId`, open to `group`. */
 export function demoFlow({ runtimeId, issuer, clientId, group }) {
   const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06' };
@@ -28,10 +44,11 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       provider: 'oidc',
       storage: ids.storage,
       slug: DEMO_SLUG,
-      // Claude Code and Codex present client metadata documents from these hosts; other clients register.
-      clientHosts: 'claude.ai, chatgpt.com',
+      // No client host: nothing is ever fetched. Claude Code's document is pinned; every other client
+      // (Codex with --oauth-client-registration dcr, VS Code, Cursor, MCP Inspector) registers itself.
+      clientHosts: '',
       accessTokenTtl: '900',
-      pinnedClients: '',
+      pinnedClients: JSON.stringify([CLAUDE_CODE_DOCUMENT], null, 2),
       dcrEnabled: true,
       oidcIssuer: issuer,
       oidcClientId: clientId,

@@ -95,7 +95,9 @@ async function announce(base, issuer, user) {
        password:  ${user.password}
      and approve the client on the bridge's consent page.
   3. Ask: "call the ${DEMO_TOOL} tool of node-red-demo"; it answers with ${user.email}.
-  (Codex: codex mcp add node-red-demo --url ${oauthUrl} starts the same sign-in.)
+  (Codex: codex mcp add node-red-demo --url ${oauthUrl} --oauth-client-registration dcr
+   starts the same sign-in; Codex registers itself with the demo.)
+  No internet needed: Claude Code's client metadata document is pinned in the demo's mcp auth.
 `);
 }
 
