@@ -1,6 +1,8 @@
 // The "Sign-in demo" tab `npm run start:oauth` deploys next to the example flow: an endpoint with
 // OAuth sign-in on the example's runtime, its mcp-auth pointing at the demo identity provider, Memory
 // storage, and one tool, `whoami`, that answers with the signed-in caller's e-mail from msg.mcp.
+import { CLAUDE_CODE_METADATA_DOCUMENT } from '../dist/lib/auth/clients/known-client-documents.js';
+
 export const DEMO_PATH = '/oauth-demo';
 export const DEMO_SLUG = 'demo';
 export const DEMO_TOOL = 'whoami';
@@ -9,21 +11,6 @@ export const DEMO_SECRET_ENV = 'MCP_DEMO_CLIENT_SECRET';
 
 const TAB = '0a7d3e5c1b2f4d01';
 
-/**
- * Claude Code's client metadata document as its URL serves it (shared/CLIENTS.md: portless loopback
- * redirects, no application_type), pinned in the demo's mcp-auth so that signing in never fetches it:
- * the demo works as printed with no internet. The bridge uses a pinned copy only for a client_id equal
- * to its exact URL, and only on the mcp-auth it is pinned in; no other client gains anything by it.
- */
-export const CLAUDE_CODE_DOCUMENT = Object.freeze({
-  client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
-  client_name: 'Claude Code',
-  client_uri: 'https://claude.ai',
-  redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-});
 
 /** The demo nodes for the runtime `runtimeId`, signing in at `issuer` as `clientId`, open to `group`. */
 export function demoFlow({ runtimeId, issuer, clientId, group }) {
@@ -48,7 +35,9 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       // (Codex with --oauth-client-registration dcr, VS Code, Cursor, MCP Inspector) registers itself.
       clientHosts: '',
       accessTokenTtl: '900',
-      pinnedClients: JSON.stringify([CLAUDE_CODE_DOCUMENT], null, 2),
+      // Pinned, Claude Code's document is never fetched: the demo works as printed with no internet. The
+      // bridge uses a pinned copy only for a client_id equal to its exact URL, and only on this mcp-auth.
+      pinnedClients: JSON.stringify([CLAUDE_CODE_METADATA_DOCUMENT], null, 2),
       dcrEnabled: true,
       oidcIssuer: issuer,
       oidcClientId: clientId,

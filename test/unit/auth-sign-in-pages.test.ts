@@ -10,24 +10,27 @@ import { loadSignInPageTexts, PAGE_LANGUAGES, pickPageLanguage } from '../../lib
 
 const locales = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'locales');
 
+/** Accept-Language headers and the page language each must give. */
+const CHOICES: ReadonlyArray<readonly [string | undefined, string, string]> = [
+  // [header, language, why]
+  ['de-DE,de;q=0.9,en-US;q=0.8', 'de', 'the preferred language'],
+  ['JA-jp', 'ja', 'a primary subtag, in any case'],
+  ['en-GB', 'en-US', 'English of another region'],
+  ['fr-CH, fr;q=0.9, de;q=0.7, *;q=0.5', 'de', 'the first shipped one down the list'],
+  ['en;q=0.4, ja;q=0.8', 'ja', 'quality, not position'],
+  ['de;q=0, ja;q=0.1', 'ja', 'q=0 refuses a language'],
+  ['de;q=0.5, ja;q=0.5', 'de', 'position among equal qualities'],
+  [undefined, 'en-US', 'no header'],
+  ['fr-FR', 'en-US', 'no shipped language asked for'],
+  ['*', 'en-US', 'only the wildcard'],
+  [';;,,', 'en-US', 'garbage'],
+  ['x'.repeat(5000), 'en-US', 'a long unknown tag'],
+];
+
 describe('pickPageLanguage', () => {
-  it('takes the shipped language the browser prefers, by exact tag or primary subtag', () => {
-    assert.equal(pickPageLanguage('de-DE,de;q=0.9,en-US;q=0.8'), 'de');
-    assert.equal(pickPageLanguage('ja'), 'ja');
-    assert.equal(pickPageLanguage('JA-jp'), 'ja');
-    assert.equal(pickPageLanguage('en-GB'), 'en-US');
-    assert.equal(pickPageLanguage('fr-CH, fr;q=0.9, de;q=0.7, *;q=0.5'), 'de');
-  });
-
-  it('orders by quality, not by position, and skips ranges refused with q=0', () => {
-    assert.equal(pickPageLanguage('en;q=0.4, ja;q=0.8'), 'ja');
-    assert.equal(pickPageLanguage('de;q=0, ja;q=0.1'), 'ja');
-    assert.equal(pickPageLanguage('de;q=0.5, ja;q=0.5'), 'de');
-  });
-
-  it('falls back to en-US for no header, only unshipped languages, a wildcard or garbage', () => {
-    for (const header of [undefined, '', 'fr-FR', '*', ';;,,', 'x'.repeat(5000)]) assert.equal(pickPageLanguage(header), 'en-US', String(header).slice(0, 20));
-  });
+  for (const [header, language, why] of CHOICES) {
+    it(`gives ${language} for ${why}`, () => assert.equal(pickPageLanguage(header), language));
+  }
 });
 
 describe('loadSignInPageTexts', () => {
