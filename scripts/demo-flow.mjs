@@ -11,7 +11,6 @@ export const DEMO_SECRET_ENV = 'MCP_DEMO_CLIENT_SECRET';
 
 const TAB = '0a7d3e5c1b2f4d01';
 
-
 /** The demo nodes for the runtime `runtimeId`, signing in at `issuer` as `clientId`, open to `group`. */
 export function demoFlow({ runtimeId, issuer, clientId, group }) {
   const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06' };
