@@ -3,6 +3,7 @@ import { callerKey } from '../../access/caller-key.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
 import { argumentsDigest } from '../../input/arguments-digest.js';
+import type { StateBinding } from '../../input/request-state.js';
 import { INPUT_KINDS } from '../../input/input-requests.js';
 import { continueRounds, MAX_INPUT_ROUNDS } from '../../input/input-rounds.js';
 import { SERVER_BUSY } from '../json-rpc-codes.js';
@@ -25,6 +26,9 @@ export function failed<E extends object>(outcome: ContentOutcome, error: E): E {
   outcomeOfError.set(error, outcome);
   return error;
 }
+
+/** A read's arguments: none (its URI is bound through the target). */
+const NO_ARGUMENTS = argumentsDigest({});
 
 /** What one request learns about itself before it ends. */
 export interface Observation {
@@ -93,7 +97,7 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
     seen.mode = 'flow';
     const call: ContentCall = { kind: 'resource-read', uri, variables, context: contentContextOf(deps, exchange, { resource: resource.uri }) };
     // The URI is the read's only argument, and the state is bound to it through the target.
-    const outcome = await askingRun(deps, call, resource.timeoutMs, exchange, { target: `resource:${uri}`, arguments: argumentsDigest({}) }, `Resource ${uri}`, seen);
+    const outcome = await askingRun(deps, call, resource.timeoutMs, exchange, { target: `resource:${uri}`, arguments: () => NO_ARGUMENTS }, `Resource ${uri}`, seen);
     if (outcome.kind === 'asked') return outcome.result as unknown as ReadResourceResult;
     const contents = answerOf(outcome, `Resource ${uri}`);
     try {
@@ -120,7 +124,9 @@ export function getPrompt(deps: ContentHandlerDependencies, catalog: ContentCata
     const values = given as Record<string, string>;
     if (prompt.template) return renderPrompt(prompt, values);
     const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contentContextOf(deps, exchange, { prompt: name }) };
-    const outcome = await askingRun(deps, call, prompt.timeoutMs, exchange, { target: `prompt:${name}`, arguments: argumentsDigest(values) }, `Prompt "${name}"`, seen);
+    // The values as they came (string values: a shallow copy is a whole one), whatever the flow does with its own.
+    const asGiven = { ...values };
+    const outcome = await askingRun(deps, call, prompt.timeoutMs, exchange, { target: `prompt:${name}`, arguments: () => argumentsDigest(asGiven) }, `Prompt "${name}"`, seen);
     if (outcome.kind === 'asked') return outcome.result as unknown as GetPromptResult;
     const messages = answerOf(outcome, `Prompt "${name}"`);
     try {
@@ -154,18 +160,22 @@ async function askingRun(
   call: Extract<ContentCall, { kind: 'resource-read' | 'prompt-get' }>,
   timeoutMs: number,
   exchange: ContentExchange,
-  /** What a sealed state is bound to besides endpoint and caller: the read's URI, the prompt's name and arguments. */
-  bound: { readonly target: string; readonly arguments: string },
+  /**
+   * What a sealed state is bound to besides endpoint and caller: the read's URI, the prompt's name and
+   * a digest of its arguments, worked out only when a state is sealed or opened (most requests do neither).
+   */
+  bound: { readonly target: string; readonly arguments: () => string },
   what: string,
   seen: Observation,
 ): Promise<ExecutionOutcome | { readonly kind: 'asked'; readonly result: Record<string, unknown> }> {
-  const binding = { endpoint: deps.path, caller: callerKey(exchange.caller), ...bound };
+  let sealedTo: StateBinding | undefined;
+  const binding = () => (sealedTo ??= { endpoint: deps.path, caller: callerKey(exchange.caller), target: bound.target, arguments: bound.arguments() });
   const modern = exchange.modern;
   let first: RoundInput | undefined;
   let release: (() => Promise<void>) | undefined;
   if (modern) {
     const resumption = await modern.resume(deps.roundStates, binding);
-    if ('reask' in resumption) return asked(inputRequiredResult(resumption.reask, resumption.round, deps.roundStates, binding, resumption.answered), seen);
+    if ('reask' in resumption) return asked(inputRequiredResult(resumption.reask, resumption.round, deps.roundStates, binding(), resumption.answered), seen);
     first = resumption.input;
     release = resumption.release;
   }
@@ -186,7 +196,7 @@ async function askingRun(
     first,
   );
   if (ended.kind !== 'handOver') return ended;
-  return asked(inputRequiredResult(ended.ask, ended.round, deps.roundStates, binding), seen);
+  return asked(inputRequiredResult(ended.ask, ended.round, deps.roundStates, binding()), seen);
 }
 
 /** The questions as the answer; the request is reported as `input_required`, not as a success. */

@@ -82,7 +82,7 @@ export interface ContentExchange {
   readonly requestId: RequestId;
   /** Set on 2026-07-28 only: the retry of an earlier round the request may carry, and what its client can be asked. */
   readonly modern?: {
-    resume(states: RoundTripStates, binding: StateBinding): Promise<Resumption>;
+    resume(states: RoundTripStates, binding: () => StateBinding): Promise<Resumption>;
     declaredCapabilities(): Record<string, unknown>;
   };
 }
