@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { Server as SdkServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
@@ -10,6 +9,7 @@ import type { ContentCall, ContentFinished } from '../../lib/mcp/content/content
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
+import { serveEndpoint, stopServed, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // Plain resources/read and prompts/get are served without the SDK. Two McpEndpoints with the same
 // resources, prompts and "flow", one serving such requests directly and one sending everything
@@ -81,17 +81,15 @@ const CONTENT = () =>
     ],
   );
 
-interface Served {
-  endpoint: McpEndpoint;
-  server: Server;
-  port: number;
+interface Served extends ServedEndpoint {
   events: ContentFinished[];
   calls: ContentCall[];
 }
 
 async function serve(directAnswers: boolean): Promise<Served> {
-  const served = { events: [] as ContentFinished[], calls: [] as ContentCall[] } as Served;
-  served.endpoint = new McpEndpoint({
+  const events: ContentFinished[] = [];
+  const calls: ContentCall[] = [];
+  const endpoint: McpEndpoint = new McpEndpoint({
     serverName: 'direct-content-test',
     path: '/mcp',
     access: createLocalAccess(),
@@ -99,15 +97,12 @@ async function serve(directAnswers: boolean): Promise<Served> {
     logger: silentLogger,
     directAnswers,
     execute: () => undefined,
-    executeContent: flow(() => served.endpoint, served.calls),
-    onContentFinished: (event) => served.events.push(event),
+    executeContent: flow(() => endpoint, calls),
+    onContentFinished: (event) => events.push(event),
     measureContentResponses: () => true,
   });
-  served.endpoint.setContent(CONTENT());
-  served.server = createServer((req, res) => void served.endpoint.handle(req, res));
-  await new Promise<void>((resolve) => served.server.listen(0, '127.0.0.1', resolve));
-  served.port = (served.server.address() as AddressInfo).port;
-  return served;
+  endpoint.setContent(CONTENT());
+  return { ...(await serveEndpoint(endpoint)), events, calls };
 }
 
 const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
@@ -164,15 +159,8 @@ const comparable = (event: ContentFinished) => ({ ...event, durationMs: 0 });
 let direct: Served;
 let viaSdk: Served;
 
-before(async () => {
-  [direct, viaSdk] = await Promise.all([serve(true), serve(false)]);
-});
-after(async () => {
-  for (const served of [direct, viaSdk]) {
-    await served.endpoint.stop('test over');
-    await new Promise<void>((resolve) => served.server.close(() => resolve()));
-  }
-});
+before(async () => ([direct, viaSdk] = await Promise.all([serve(true), serve(false)])));
+after(() => stopServed([direct, viaSdk]));
 
 /** Sends the same request to both endpoints: both answers, how often each used the SDK, and what the flow and telemetry saw. */
 async function both(sent: Sent) {

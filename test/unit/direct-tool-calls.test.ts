@@ -9,6 +9,7 @@ import type { ExecutionRequest } from '../../lib/execution/broker.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
+import { stopServed } from '../support/served-endpoint.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 
 // Plain 2025-era tool calls are served without the SDK. Two McpEndpoints with the same tools and
@@ -154,12 +155,7 @@ let viaSdk: Served;
 before(async () => {
   [direct, viaSdk] = await Promise.all([serve(true), serve(false)]);
 });
-after(async () => {
-  for (const served of [direct, viaSdk]) {
-    await served.endpoint.stop('test over');
-    await new Promise<void>((resolve) => served.server.close(() => resolve()));
-  }
-});
+after(() => stopServed([direct, viaSdk]));
 
 /** Sends the same request to both endpoints; returns both answers, how often the SDK's transport ran for each, and the events. */
 async function both(body: unknown, headers?: Record<string, string>) {
