@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { Server as SdkServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
@@ -9,29 +8,17 @@ import type { ContentCall, ContentFinished } from '../../lib/mcp/content/content
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
+import { sdkUse } from '../support/sdk-use.js';
 import { serveEndpoint, stopServed, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // Plain resources/read and prompts/get are served without the SDK. Two McpEndpoints with the same
 // resources, prompts and "flow", one serving such requests directly and one sending everything
 // through the SDK, get the same requests in both eras; every answer (status, headers, bytes), every
-// message the flow gets and every telemetry event must be the same. The SDK's 2025 transport and
-// its per-request 2026-07-28 servers are counted (spies, not stand-ins), so the test also knows
-// which path each request took.
+// message the flow gets and every telemetry event must be the same. The SDK's use is counted
+// (sdk-use.ts: spies, not stand-ins), so the test also knows which path each request took.
 
-let transportRuns = 0;
-const handleRequest = WebStandardStreamableHTTPServerTransport.prototype.handleRequest;
-WebStandardStreamableHTTPServerTransport.prototype.handleRequest = function (this: WebStandardStreamableHTTPServerTransport, ...args: Parameters<typeof handleRequest>) {
-  transportRuns++;
-  return handleRequest.apply(this, args);
-};
-let serverConnects = 0;
-const connect = SdkServer.prototype.connect;
-SdkServer.prototype.connect = function (this: SdkServer, ...args: Parameters<typeof connect>) {
-  serverConnects++;
-  return connect.apply(this, args);
-};
 /** Times the SDK was used for a request, on either era's path. */
-const sdkUses = () => transportRuns + serverConnects;
+const sdkUses = () => sdkUse.transportRuns + sdkUse.serverConnects;
 
 /** What the flow does with each read and prompt: answer, fail, answer badly, stay silent, hold or ask. */
 function flow(endpoint: () => McpEndpoint, seen: ContentCall[]) {
