@@ -67,20 +67,31 @@ function echoTools(prefix, count, path, z) {
   return nodes;
 }
 
-// Answers every read with the text `hi` and every prompt with one message, in one function node.
+// Answers every read with the text `hi`, every prompt with one message and every tool call with its
+// text, in one function node.
 const CONTENT_ECHO = `const { executionId } = msg.payload;
+if (msg.topic === 'mcp-tool-execute') return { topic: 'mcp-tool-response', payload: { executionId, result: msg.payload.arguments.text } };
 if (msg.topic === 'mcp-resource-read') return { topic: 'mcp-resource-response', payload: { executionId, contents: 'hi' } };
 return { topic: 'mcp-prompt-response', payload: { executionId, messages: [{ role: 'user', content: 'hi ' + msg.payload.arguments.who }] } };`;
 
-/** /c1 and /c500: that many flow-answered resources (fixed URIs bench://r-N) and prompts (p_N). */
+/** The template the bench reads on every content endpoint; the others sort before it (`s` < `t`), so a lookup trying templates in order would try them all first. */
+export const READ_TEMPLATE_URI = 'bench://t/{id}';
+
+/**
+ * /c1 and /c500: that many flow-answered resources with fixed URIs (bench://r-N), resource templates
+ * (bench://t/{id}, then bench://sN/{id}) and prompts (p_N), and one echo tool (echo_0), whose
+ * tools/call rate is the reference of the endpoint's reads and prompts.
+ */
 function contentEndpoints() {
   const nodes = [];
   for (const count of CONTENT_COUNTS) {
     const path = `/c${count}`;
     nodes.push(flowServer(`fs-c${count}`, { runtime: 'rt', path, wires: [`content-${count}`], maxConcurrent: 64, serverName: `bench-c${count}` }));
     nodes.push(answer(`content-${count}`, CONTENT_ECHO, `fs-c${count}`));
+    nodes.push(...echoTools(`c${count}`, 1, path));
     for (let i = 0; i < count; i += 1) {
       nodes.push({ ...resource(`c${count}-r-${i}`, { uri: `bench://r-${i}`, endpoint: path, timeout: 60 }), y: 40 + i });
+      nodes.push({ ...resource(`c${count}-t-${i}`, { uri: i === 0 ? READ_TEMPLATE_URI : `bench://s${i}/{id}`, endpoint: path, timeout: 60 }), y: 40 + i });
       nodes.push({ ...prompt(`c${count}-p-${i}`, { name: `p_${i}`, endpoint: path, source: 'flow', arguments: [{ name: 'who', required: true }], timeout: 60 }), y: 40 + i });
     }
   }

@@ -35,6 +35,8 @@ export function rpc(id, method, params) {
 export const CALL = rpc(1, 'tools/call', { name: 'echo_0', arguments: { text: 'hi' } });
 export const LIST = rpc(1, 'tools/list');
 export const READ = rpc(1, 'resources/read', { uri: 'bench://r-0' });
+/** A read of the URI template bench://t/{id} (flows.mjs READ_TEMPLATE_URI). */
+export const READ_TEMPLATED = rpc(1, 'resources/read', { uri: 'bench://t/hi' });
 export const GET_PROMPT = rpc(1, 'prompts/get', { name: 'p_0', arguments: { who: 'hi' } });
 
 /** The JSON-RPC message in a response body, whether plain JSON or one SSE `data:` line. */

@@ -1,4 +1,4 @@
-// Turns the measurements into the targets of issues 6 and 16 and Markdown tables (ready for docs/performance.md).
+// Turns the measurements into the targets of issues 6, 16 and 28 and Markdown tables (ready for docs/performance.md).
 
 const fixed = (value, digits = 0) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
 const ratio = (value) => (value === undefined || Number.isNaN(value) ? '—' : `${value.toFixed(2)}×`);
@@ -16,6 +16,15 @@ export const LIST_TARGET = 3;
 // Edge relaying, against this package's Local 1-tool endpoint in the same run: relayed calls/s (≥), the
 // p50 one call at a time adds (≤ ms), and heap per pending relayed call on the hub (≤ the Local figure).
 export const RELAY_TARGETS = Object.freeze({ callsRatio: 0.5, addedP50Ms: 1, pendingKbRatio: 1 });
+// Issue 28: Local 1-tool tools/call against Baseline R (a raw node:http server answering from memory,
+// the machine's floor), and every read and prompt against the tools/call rate of its own endpoint.
+export const FLOOR_TARGET = 0.6;
+export const CONTENT_VS_CALL_TARGET = 0.8;
+const CONTENT_ROWS = Object.freeze([
+  ['read', 'resources/read, fixed URI'],
+  ['tread', 'resources/read, URI template'],
+  ['prompt', 'prompts/get'],
+]);
 
 /**
  * tools/list at 500 tools, this package's Local endpoint, calls/s at 32 connections at the previous
@@ -79,7 +88,20 @@ export function evaluateTargets(results) {
   if (a && redis500) add('OAuth + Redis, 500 tools vs Baseline A', redis500 / a, '≥ 0.8×', redis500 / a >= 0.8, spread('oauth-redis-500', 'A'));
   if (b && redis500) add('OAuth + Redis, 500 tools vs Baseline B', redis500 / b, '≥ 3×', redis500 / b >= 3, spread('oauth-redis-500', 'B'));
   if (local1 && local500) add('Local, 500 tools vs 1 tool (this package)', local500 / local1, '≥ 0.9×', local500 / local1 >= 0.9, spread('local-500', 'local-1'));
-  for (const [id, what] of [['read', 'resources/read, 500 resources vs 1'], ['prompt', 'prompts/get, 500 prompts vs 1']]) {
+  const r = row('R')?.callsPerSecond;
+  if (r && local1) {
+    add(`Local, 1 tool, ${revisionOf(results.meta.era)} tools/call vs Baseline R (raw node:http, the floor)`, local1 / r, `≥ ${FLOOR_TARGET.toFixed(1)}×`, local1 / r >= FLOOR_TARGET, spread('local-1', 'R'));
+  }
+  for (const count of [1, 500]) {
+    const call = row(`ccall-${count}`)?.callsPerSecond;
+    for (const [id, what] of CONTENT_ROWS) {
+      const value = row(`${id}-${count}`)?.callsPerSecond;
+      if (call && value) {
+        add(`Local, ${what}, ${count} of each, vs tools/call of the same endpoint`, value / call, `≥ ${CONTENT_VS_CALL_TARGET.toFixed(1)}×`, value / call >= CONTENT_VS_CALL_TARGET, spread(`${id}-${count}`, `ccall-${count}`));
+      }
+    }
+  }
+  for (const [id, what] of [['read', 'resources/read, 500 resources vs 1'], ['tread', 'resources/read of a URI template, 500 templates vs 1'], ['prompt', 'prompts/get, 500 prompts vs 1']]) {
     const one = row(`${id}-1`)?.callsPerSecond;
     const many = row(`${id}-500`)?.callsPerSecond;
     if (one && many) add(`Local, ${what} (this package)`, many / one, '≥ 0.9×', many / one >= 0.9, spread(`${id}-500`, `${id}-1`));
@@ -169,16 +191,18 @@ export function renderMarkdown(results) {
   lines.push('');
   const aCpu = results.calls.find((row) => row.id === 'A')?.serverCpuUsPerCall;
   const hRow = results.calls.find((row) => row.id === 'H');
-  lines.push('| scenario | tools (resources, prompts) | calls/s | p50 ms | p99 ms | × A | × B | × H | server CPU µs/call | × A by CPU | CPU ÷ H | faults |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const rRow = results.calls.find((row) => row.id === 'R');
+  lines.push('| scenario | tools (resources, prompts) | calls/s | p50 ms | p99 ms | × R | × A | × B | × H | server CPU µs/call | × A by CPU | CPU ÷ H | faults |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of results.calls) {
     const faults = row.errors + row.timeouts + row.non2xx + row.mismatches;
     lines.push(
-      `| ${row.label} | ${row.tools} | ${fixed(row.callsPerSecond)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${a ? ratio(row.callsPerSecond / a) : '—'} | ${b ? ratio(row.callsPerSecond / b) : '—'} | ${hRow ? ratio(row.callsPerSecond / hRow.callsPerSecond) : '—'} | ${fixed(row.serverCpuUsPerCall)} | ${aCpu && row.serverCpuUsPerCall ? ratio(aCpu / row.serverCpuUsPerCall) : '—'} | ${hRow?.serverCpuUsPerCall && row.serverCpuUsPerCall ? ratio(row.serverCpuUsPerCall / hRow.serverCpuUsPerCall) : '—'} | ${faults} |`,
+      `| ${row.label} | ${row.tools} | ${fixed(row.callsPerSecond)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${rRow ? ratio(row.callsPerSecond / rRow.callsPerSecond) : '—'} | ${a ? ratio(row.callsPerSecond / a) : '—'} | ${b ? ratio(row.callsPerSecond / b) : '—'} | ${hRow ? ratio(row.callsPerSecond / hRow.callsPerSecond) : '—'} | ${fixed(row.serverCpuUsPerCall)} | ${aCpu && row.serverCpuUsPerCall ? ratio(aCpu / row.serverCpuUsPerCall) : '—'} | ${hRow?.serverCpuUsPerCall && row.serverCpuUsPerCall ? ratio(row.serverCpuUsPerCall / hRow.serverCpuUsPerCall) : '—'} | ${faults} |`,
     );
   }
   lines.push('');
   lines.push('Server CPU: user + system time of the server process (Baselines, Node-RED; for OAuth + Redis also redis-server; for relayed calls the hub and edge Node-RED and redis-server together) per answered call; × A by CPU = Baseline A\'s CPU per call divided by the row\'s; CPU ÷ H = the row\'s CPU per call divided by Baseline H\'s (lower is leaner).');
+  if (rRow) lines.push('Baseline R: a raw node:http server answering the same tools/call from memory, in its own process (the floor: no SDK, no Node-RED, no checks).');
   if (hRow) lines.push('Baseline H: core Node-RED nodes wired by hand (http in → function → http response) answering JSON-RPC for one echo tool, in its own Node-RED process of the same version.');
   if (results.lists.length > 0) {
     lines.push('');

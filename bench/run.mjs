@@ -4,6 +4,8 @@
 // BENCH_ERA=modern; -partial with BENCH_ONLY). Not part of `npm test`.
 //
 // Scenarios of tools/call (the `baseline` phase starts A, B and H; `local` and `oauth` this package):
+//   Baseline R      the floor: a raw node:http server answering the same tools/call from memory, in its
+//                   own process (bench/raw-server.mjs): same request bytes, same answer shape
 //   Baseline A / B  a bare official-SDK v2 server with 1 / 500 echo tools (bench/baseline-server.mjs)
 //   Baseline H      core Node-RED nodes wired by hand, no palette: `http in` POST → `function` that
 //                   answers JSON-RPC (initialize, ping, tools/list, tools/call of one echo tool) →
@@ -18,9 +20,11 @@
 // + edge + redis-server); then one-call-at-a-time latency, relayed and Local alternating in each round;
 // then BENCH_PENDING relayed calls held at once by the edge's flow, heap read on the hub (and the edge),
 // against the Local `pending` figure (measured for it when the `pending` phase is not selected).
-// Phase `content` adds resources/read and prompts/get on Local endpoints with 1 and 500 flow-answered
-// resources and prompts (answered by a one-node flow), in the same interleaved rounds; their 500 vs 1
-// ratios show whether a read or a prompt costs more on a larger endpoint.
+// Phase `content` adds resources/read (of a fixed URI and of a URI template) and prompts/get on Local
+// endpoints with 1 and 500 flow-answered resources, templates and prompts and one echo tool (answered
+// by a one-node flow), in the same interleaved rounds with that tool's tools/call: each read and
+// prompt is compared with the tools/call rate of its own endpoint, and its 500 vs 1 ratio shows
+// whether it costs more on a larger endpoint (for templates: whether matching grows with their number).
 // Each answer is checked once before loading (content `hi`), and every answer under load must equal it.
 //
 // Every server runs in its own process and all of them are up at once; the load generator (this
@@ -36,7 +40,7 @@
 //   BENCH_PENDING           calls pending at once (10000); 200 are held and released once before the
 //                           heap is first read, so code compiled on first use is not counted per call
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
-//   BENCH_ONLY              comma list of phases: baseline (A, B and H), local, content, oauth, relay, list,
+//   BENCH_ONLY              comma list of phases: baseline (R, A, B and H), floor (R alone), local, content, oauth, relay, list,
 //                           pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process)
 //   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
 //                           connections at the previous landing, on this machine; the list target
@@ -56,7 +60,7 @@ import { startRedis } from '../dist/test/support/redis-server.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
 import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
-import { CALL, ERA, GET_PROMPT, LIST, READ, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
+import { CALL, ERA, GET_PROMPT, LIST, READ, READ_TEMPLATED, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTasksTest, pendingTest, soakTest } from './scale.mjs';
@@ -78,7 +82,7 @@ const CONFIG = {
   soakCalls: number('BENCH_SOAK_CALLS', 100_000),
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
-const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,local,content,oauth,relay,list,pending,soak,state').split(',').map((phase) => phase.trim()));
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,floor,local,content,oauth,relay,list,pending,soak,state').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -129,20 +133,31 @@ const results = {
 /** A bare-SDK server in a child process. */
 async function startBaseline(tools, { hold = false } = {}) {
   const port = await freePort();
-  const profile = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF, '--cpu-prof-name', `baseline-${tools}-${Date.now()}.cpuprofile`] : [];
-  const args = [...profile, '--expose-gc', join(repoRoot, 'bench', 'baseline-server.mjs'), String(tools), String(port), ...(hold ? ['hold'] : [])];
+  return startServerProcess(`baseline-${tools}`, port, ['--expose-gc', join(repoRoot, 'bench', 'baseline-server.mjs'), String(tools), String(port), ...(hold ? ['hold'] : [])]);
+}
+
+/** Baseline R, the floor: a raw node:http server answering the same tools/call from memory, in a child process. */
+async function startRaw() {
+  const port = await freePort();
+  return startServerProcess('raw', port, [join(repoRoot, 'bench', 'raw-server.mjs'), String(port), ERA]);
+}
+
+/** A small server process of the bench's own that prints `listening` when ready. */
+async function startServerProcess(name, port, scriptArgs) {
+  const profile = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : [];
+  const args = [...profile, ...scriptArgs];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   await new Promise((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error('baseline server did not start')), 15_000);
+    const timer = setTimeout(() => reject(new Error(`${name} server did not start`)), 15_000);
     child.stdout.on('data', (chunk) => {
       if (chunk.toString().includes('listening')) {
         clearTimeout(timer);
         resolveReady();
       }
     });
-    child.once('exit', (code) => reject(new Error(`baseline server exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${name} server exited (${code})`)));
   });
   return {
     base: `http://127.0.0.1:${port}`,
@@ -342,7 +357,7 @@ async function measureCalls(scenarios) {
     if (scenario.request) {
       expectBody = await expectedContentBody(scenario.url, request);
     } else {
-      await checkToolCount(scenario.url, scenario.tools, scenario.headers);
+      await checkToolCount(scenario.url, scenario.toolCount ?? scenario.tools, scenario.headers);
       expectBody = await expectedCallBody(scenario.url, scenario.headers, request);
     }
     scenario.options = loadOptions({ url: scenario.url, body: request.body, headers: { ...request.headers, ...scenario.headers }, expectBody, connections: CONFIG.connections });
@@ -427,6 +442,11 @@ async function main() {
       const r = results.requestState;
       log(`requestState: seal ${r.sealUs.toFixed(1)} µs, open ${r.openUs.toFixed(1)} µs, ${r.bytes} bytes`);
     }
+    if (PHASES.has('baseline') || PHASES.has('floor')) {
+      const r = await startRaw();
+      running.push(r);
+      scenarios.push({ id: 'R', label: 'Baseline R: raw node:http, answered from memory', tools: 1, url: r.url, serverPids: [r.pid] });
+    }
     if (PHASES.has('baseline')) {
       const a = await startBaseline(1);
       running.push(a);
@@ -452,8 +472,11 @@ async function main() {
       if (PHASES.has('content')) {
         // The `tools` column counts the endpoint's resources or prompts for these rows.
         for (const count of CONTENT_COUNTS) {
-          scenarios.push({ id: `read-${count}`, label: 'this package, Local, resources/read', tools: count, url: `${local.base}/c${count}`, request: READ, serverPids: [local.nodeRed.pid] });
-          scenarios.push({ id: `prompt-${count}`, label: 'this package, Local, prompts/get', tools: count, url: `${local.base}/c${count}`, request: GET_PROMPT, serverPids: [local.nodeRed.pid] });
+          const content = { tools: count, url: `${local.base}/c${count}`, serverPids: [local.nodeRed.pid] };
+          scenarios.push({ id: `ccall-${count}`, label: 'this package, Local, tools/call beside the content', ...content, toolCount: 1 });
+          scenarios.push({ id: `read-${count}`, label: 'this package, Local, resources/read, fixed URI', ...content, request: READ });
+          scenarios.push({ id: `tread-${count}`, label: 'this package, Local, resources/read, URI template', ...content, request: READ_TEMPLATED });
+          scenarios.push({ id: `prompt-${count}`, label: 'this package, Local, prompts/get', ...content, request: GET_PROMPT });
         }
       }
     }

@@ -3,7 +3,7 @@
  * Fields are chosen so a line never grants anything: no tokens, codes, PKCE values, secrets or
  * tool arguments; sessions appear as a 12-character hash.
  */
-import type { ContentFinished } from '../mcp/content/content-handlers.js';
+import type { ContentFinished } from '../mcp/content/content-types.js';
 import type { CallFinished } from '../mcp/calls/call-types.js';
 import type { RefreshAuditEvent } from './refresh/refresh-audit.js';
 import type { RegistrationAuditEvent, RevocationAuditEvent } from './registration/registration-audit.js';

@@ -21,7 +21,7 @@ import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { ContentCall, ContentFinished } from './content/content-handlers.js';
+import type { ContentCall, ContentFinished } from './content/content-types.js';
 import type { ContentRegistry } from './content/content-registry.js';
 import { ContentCatalog } from './content/content-catalog.js';
 

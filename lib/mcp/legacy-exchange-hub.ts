@@ -112,10 +112,14 @@ export class LegacyExchangeHub implements Transport {
  * the 2026-07-28 rule); the 2025 revisions this hub serves define -32002 for it.
  */
 function withLegacyErrorCode(message: JSONRPCErrorResponse): JSONRPCErrorResponse {
-  const data = message.error.data as Record<string, unknown> | undefined;
-  const resourceNotFound =
-    message.error.code === RESOURCE_NOT_FOUND_2026 && typeof data === 'object' && data !== null && Object.keys(data).length === 1 && typeof data.uri === 'string';
-  return resourceNotFound ? { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_2025 } } : message;
+  const code = legacyErrorCode(message.error.code, message.error.data);
+  return code === message.error.code ? message : { ...message, error: { ...message.error, code } };
+}
+
+/** The code a 2025-era client gets for an error the SDK encodes as `code` with `data` (see withLegacyErrorCode). */
+export function legacyErrorCode(code: number, data: unknown): number {
+  const resourceNotFound = code === RESOURCE_NOT_FOUND_2026 && typeof data === 'object' && data !== null && Object.keys(data).length === 1 && typeof (data as Record<string, unknown>)['uri'] === 'string';
+  return resourceNotFound ? RESOURCE_NOT_FOUND_2025 : code;
 }
 
 function sendStopped(exchange: Transport, clientId: RequestId): Promise<void> {

@@ -131,22 +131,94 @@ export function plainModernToolsListId(req: IncomingMessage, body: unknown): str
  * its error from there.
  */
 export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
-  const headers = req.headers;
-  if (headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION || headers['mcp-method'] !== 'tools/call') return undefined;
+  if (req.headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION) return undefined;
   const call = plainCallParams(body);
-  if (!call || headers['mcp-name'] !== call.name) return undefined;
-  const meta = call.meta;
-  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
-  for (const key in meta) if (key === 'progressToken' || (key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key))) return undefined;
-  if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body, 'tools/call')) return undefined;
+  if (!call || req.headers['mcp-name'] !== call.name || !plainModernEnvelope(req, body, 'tools/call', call.meta)) return undefined;
   return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments };
 }
+
+/**
+ * The envelope of a 2026-07-28 request that asks for nothing but its answer: headers naming the
+ * revision and the method, both media types accepted, a JSON body, and a `_meta` holding the
+ * protocol version, client info and client capabilities that the SDK's own classification takes,
+ * and no log level, progress token, or protocol key of any other kind. Keys of the client's own
+ * may be there. Undefined for anything else.
+ */
+function plainModernEnvelope(req: IncomingMessage, body: unknown, method: DirectMethod, meta: unknown): Record<string, unknown> | undefined {
+  if (req.headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION || req.headers['mcp-method'] !== method) return undefined;
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+  for (const key in meta) if (key === 'progressToken' || (key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key))) return undefined;
+  return acceptsJsonAndEvents(req) && envelopeIsValid(meta, body, method) ? meta : undefined;
+}
+
+/** A plain `resources/read` or `prompts/get` of either era: what the direct path needs of it (`revision` tells the era). */
+interface PlainContentRequest {
+  readonly id: string | number;
+  readonly revision: string;
+  /** The 2026-07-28 envelope (what the client can be asked); undefined on the 2025 revisions. */
+  readonly envelope: Record<string, unknown> | undefined;
+}
+
+export interface PlainResourceRead extends PlainContentRequest {
+  readonly uri: string;
+}
+
+export interface PlainPromptGet extends PlainContentRequest {
+  readonly name: string;
+  readonly arguments: Record<string, unknown> | undefined;
+}
+
+/**
+ * A `resources/read` whose params hold a string `uri` and a plain `_meta` only, with headers the
+ * SDK's transport accepts as they are (on 2026-07-28 also an Mcp-Name equal to the URI, and the
+ * envelope of `plainModernEnvelope`); undefined for anything else, which takes the SDK's path. A
+ * strict subset of what the SDK's schemas accept.
+ */
+export function plainResourceRead(req: IncomingMessage, body: unknown): PlainResourceRead | undefined {
+  const plain = plainContentRequest(req, body, 'resources/read', 'uri');
+  const uri = plain?.params['uri'];
+  if (!plain || typeof uri !== 'string' || (plain.envelope && req.headers['mcp-name'] !== uri)) return undefined;
+  return { id: plain.id, revision: plain.revision, envelope: plain.envelope, uri };
+}
+
+/**
+ * A `prompts/get` whose params hold a string `name`, `arguments` (an object, or none) and a plain
+ * `_meta` only, with headers the SDK's transport accepts as they are (on 2026-07-28 also an Mcp-Name
+ * equal to the name, and the envelope of `plainModernEnvelope`); undefined for anything else. A
+ * strict subset of what the SDK's schemas accept; the argument values are checked by the prompt.
+ */
+export function plainPromptGet(req: IncomingMessage, body: unknown): PlainPromptGet | undefined {
+  const plain = plainContentRequest(req, body, 'prompts/get', 'name', 'arguments');
+  const name = plain?.params['name'];
+  const args = plain?.params['arguments'];
+  if (!plain || typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
+  if (plain.envelope && req.headers['mcp-name'] !== name) return undefined;
+  return { id: plain.id, revision: plain.revision, envelope: plain.envelope, name, arguments: args };
+}
+
+/** The id, era and params of a plain request for `method` whose params hold nothing but `fields` and `_meta`. */
+function plainContentRequest(req: IncomingMessage, body: unknown, method: DirectMethod, ...fields: string[]) {
+  const id = plainRequestId(body, method);
+  if (id === undefined) return undefined;
+  const params = (body as Record<string, unknown>)['params'];
+  if (!isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== '_meta' && !fields.includes(key)) return undefined;
+  if (req.headers['mcp-protocol-version'] === MODERN_PROTOCOL_VERSION) {
+    const envelope = plainModernEnvelope(req, body, method, params['_meta']);
+    return envelope && { id, revision: MODERN_PROTOCOL_VERSION, params, envelope };
+  }
+  const revision = isPlainMeta(params['_meta']) ? plainLegacyRevision(req) : undefined;
+  return revision === undefined ? undefined : { id, revision, params, envelope: undefined };
+}
+
+/** The methods whose plain requests are answered without the SDK. */
+type DirectMethod = 'tools/call' | 'tools/list' | 'resources/read' | 'prompts/get';
 
 /**
  * Whether the SDK's own classification takes the envelope (client info and capabilities against the
  * revision's schema). Remembered by the envelope's JSON text: clients repeat theirs on every call.
  */
-function envelopeIsValid(meta: Record<string, unknown>, body: unknown, method: 'tools/call' | 'tools/list'): boolean {
+function envelopeIsValid(meta: Record<string, unknown>, body: unknown, method: DirectMethod): boolean {
   const key = JSON.stringify(meta);
   if (validEnvelopes.has(key)) return true;
   const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_PROTOCOL_VERSION, mcpMethodHeader: method, body });

@@ -35,12 +35,13 @@ export type Resumption =
  * `unaskedResponses`, and a flow that does not read them behaves as if none came. A plain first
  * call costs two property reads.
  */
-export async function resumeRound(handlerCtx: ServerContext, states: RoundTripStates, binding: StateBinding): Promise<Resumption> {
+export async function resumeRound(handlerCtx: ServerContext, states: RoundTripStates, binding: StateBinding | (() => StateBinding)): Promise<Resumption> {
   const request = handlerCtx.mcpReq as ServerContext['mcpReq'] & { inputResponses?: Record<string, unknown> };
   const sealed: unknown = request.requestState?.();
   const responses = request.inputResponses;
   if (sealed === undefined) return responses === undefined || Object.keys(responses).length === 0 ? {} : { input: { round: 0, unaskedResponses: checkedUnasked(responses) } };
-  const opened: OpenedState = typeof sealed === 'string' ? states.sealer.open(sealed, binding) : { ok: false, reason: 'malformed' };
+  // The binding (a digest of the arguments) is worked out only for a retry that carries a state.
+  const opened: OpenedState = typeof sealed === 'string' ? states.sealer.open(sealed, typeof binding === 'function' ? binding() : binding) : { ok: false, reason: 'malformed' };
   if (!opened.ok) throw refusedState(opened.reason);
   const { round, state, requests, answers } = opened.value;
   // A retry answers only what it was asked last; what an earlier retry of this round answered travels in the state.

@@ -1,4 +1,4 @@
-import type { ContentFinished, ContentKind } from '../mcp/content/content-handlers.js';
+import type { ContentFinished, ContentKind } from '../mcp/content/content-types.js';
 import type { TelemetryFields } from './telemetry-fields.js';
 
 /**

@@ -2,35 +2,21 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Server as SdkServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import type { ExecutionRequest } from '../../lib/execution/broker.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
+import { sdkUse } from '../support/sdk-use.js';
+import { stopServed } from '../support/served-endpoint.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 
 // Plain 2025-era tool calls are served without the SDK. Two McpEndpoints with the same tools and
 // the same "flow", one serving such calls directly and one sending everything through the SDK, get
 // the same requests; every answer (status, media type, JSON) and every telemetry event must be the
-// same. The SDK's transport is counted (a spy, not a stand-in), so the test also knows which path
-// each request took.
-
-let transportRuns = 0;
-const handleRequest = WebStandardStreamableHTTPServerTransport.prototype.handleRequest;
-WebStandardStreamableHTTPServerTransport.prototype.handleRequest = function (this: WebStandardStreamableHTTPServerTransport, ...args: Parameters<typeof handleRequest>) {
-  transportRuns++;
-  return handleRequest.apply(this, args);
-};
-
-// 2026-07-28 requests on the SDK's path get a server of their own, connected per request.
-let serverConnects = 0;
-const connect = SdkServer.prototype.connect;
-SdkServer.prototype.connect = function (this: SdkServer, ...args: Parameters<typeof connect>) {
-  serverConnects++;
-  return connect.apply(this, args);
-};
+// same. The SDK's use is counted (sdk-use.ts: spies, not stand-ins), so the test also knows which
+// path each request took.
 
 /** What the flow does with each tool: answer (at once, or after a while), fail, stay silent or ask. */
 function flow(endpoint: () => McpEndpoint) {
@@ -154,22 +140,17 @@ let viaSdk: Served;
 before(async () => {
   [direct, viaSdk] = await Promise.all([serve(true), serve(false)]);
 });
-after(async () => {
-  for (const served of [direct, viaSdk]) {
-    await served.endpoint.stop('test over');
-    await new Promise<void>((resolve) => served.server.close(() => resolve()));
-  }
-});
+after(() => stopServed([direct, viaSdk]));
 
 /** Sends the same request to both endpoints; returns both answers, how often the SDK's transport ran for each, and the events. */
 async function both(body: unknown, headers?: Record<string, string>) {
   const eventsBefore = [direct.events.length, viaSdk.events.length];
-  let runs = transportRuns;
+  let runs = sdkUse.transportRuns;
   const fast = await post(direct.port, body, headers);
-  const fastRuns = transportRuns - runs;
-  runs = transportRuns;
+  const fastRuns = sdkUse.transportRuns - runs;
+  runs = sdkUse.transportRuns;
   const sdk = await post(viaSdk.port, body, headers);
-  const sdkRuns = transportRuns - runs;
+  const sdkRuns = sdkUse.transportRuns - runs;
   return { fast, sdk, fastRuns, sdkRuns, fastEvents: direct.events.slice(eventsBefore[0]).map(comparable), sdkEvents: viaSdk.events.slice(eventsBefore[1]).map(comparable) };
 }
 
@@ -242,12 +223,12 @@ function rawAnswer(port: number, body: unknown, headers: Record<string, string> 
 describe('the first page of a 2025-era tools/list', () => {
   it('is answered from its prebuilt JSON, byte for byte what the SDK writes', async () => {
     const list = { jsonrpc: '2.0', id: 'list-1', method: 'tools/list' };
-    let runs = transportRuns;
+    let runs = sdkUse.transportRuns;
     const prebuilt = await rawAnswer(direct.port, list);
-    assert.equal(transportRuns - runs, 0, 'answered without the SDK transport');
-    runs = transportRuns;
+    assert.equal(sdkUse.transportRuns - runs, 0, 'answered without the SDK transport');
+    runs = sdkUse.transportRuns;
     const fromSdk = await rawAnswer(viaSdk.port, list);
-    assert.equal(transportRuns - runs, 1);
+    assert.equal(sdkUse.transportRuns - runs, 1);
     assert.equal(prebuilt, fromSdk);
     assert.match(prebuilt, /"name":"echo"/);
   });
@@ -336,9 +317,9 @@ describe('plain 2026-07-28 tool calls served directly answer exactly as through 
   ];
   for (const [label, { body, headers }] of cases) {
     it(label, async () => {
-      const before = serverConnects;
+      const before = sdkUse.serverConnects;
       const { fast, sdk, fastEvents, sdkEvents } = await both(JSON.parse(JSON.stringify(body)), headers);
-      assert.equal(serverConnects - before, 1, 'only the comparison endpoint built a server for the request');
+      assert.equal(sdkUse.serverConnects - before, 1, 'only the comparison endpoint built a server for the request');
       assert.deepEqual(fast, sdk);
       assert.equal(fast.status, 200);
       assert.match(JSON.stringify(fast.json), /"resultType":"complete"/);
@@ -383,12 +364,12 @@ describe('the first page of a 2026-07-28 tools/list', () => {
 
   it('is answered from its prebuilt JSON, byte for byte what the SDK writes, without building a server', async () => {
     for (const id of [1, 'list-2']) {
-      let connects = serverConnects;
+      let connects = sdkUse.serverConnects;
       const prebuilt = await rawAnswer(direct.port, list(id), headers);
-      assert.equal(serverConnects - connects, 0, 'answered without the SDK');
-      connects = serverConnects;
+      assert.equal(sdkUse.serverConnects - connects, 0, 'answered without the SDK');
+      connects = sdkUse.serverConnects;
       const fromSdk = await rawAnswer(viaSdk.port, list(id), headers);
-      assert.equal(serverConnects - connects, 1);
+      assert.equal(sdkUse.serverConnects - connects, 1);
       assert.equal(prebuilt, fromSdk);
       assert.match(prebuilt, /"resultType":"complete"/);
       assert.match(prebuilt, /"name":"bare-scalar"/);
@@ -404,9 +385,9 @@ describe('the first page of a 2026-07-28 tools/list', () => {
   ];
   for (const [label, body, requestHeaders] of others) {
     it(`left to the SDK, with the same answer: ${label}`, async () => {
-      const connects = serverConnects;
+      const connects = sdkUse.serverConnects;
       const fast = await rawAnswer(direct.port, body, requestHeaders ?? headers);
-      assert.ok(serverConnects > connects || /"error"/.test(fast), 'the SDK answered it');
+      assert.ok(sdkUse.serverConnects > connects || /"error"/.test(fast), 'the SDK answered it');
       assert.equal(fast, await rawAnswer(viaSdk.port, body, requestHeaders ?? headers));
     });
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { plainLegacyToolCall, plainModernToolCall } from '../../lib/mcp/plain-requests.js';
+import { plainLegacyToolCall, plainModernToolCall, plainPromptGet, plainResourceRead } from '../../lib/mcp/plain-requests.js';
 
 const LEGACY_HEADERS = { 'mcp-protocol-version': '2025-11-25', accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 const MODERN_HEADERS = { ...LEGACY_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
@@ -77,5 +77,43 @@ describe('plainModernToolCall: which 2026-07-28 tool calls may be served directl
       ['no event streams accepted', { ...MODERN_HEADERS, accept: 'application/json' }, call({ name: 'echo', _meta: ENVELOPE })],
     ];
     for (const [label, headers, body] of others) assert.equal(plainModernToolCall(request(headers), body), undefined, label);
+  });
+});
+
+describe('plainResourceRead and plainPromptGet: which reads and prompts may be served directly', () => {
+  const body = (method: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 'r', method, params, ...extra });
+  const modernHeaders = (method: string, name: string) => ({ ...LEGACY_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name });
+
+  it('takes a URI or a prompt name with arguments, and a _meta of the client’s own, in both eras', () => {
+    assert.deepEqual(plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b' })), { id: 'r', revision: '2025-11-25', envelope: undefined, uri: 'a://b' });
+    assert.deepEqual(plainPromptGet(request(LEGACY_HEADERS), body('prompts/get', { name: 'p', arguments: { who: 'x' }, _meta: { mine: 1 } })), {
+      id: 'r',
+      revision: '2025-11-25',
+      envelope: undefined,
+      name: 'p',
+      arguments: { who: 'x' },
+    });
+    assert.equal(plainPromptGet(request(LEGACY_HEADERS), body('prompts/get', { name: 'p' }))?.arguments, undefined);
+    const modern = plainResourceRead(request(modernHeaders('resources/read', 'a://b')), body('resources/read', { uri: 'a://b', _meta: ENVELOPE }));
+    assert.deepEqual(modern, { id: 'r', revision: '2026-07-28', envelope: ENVELOPE, uri: 'a://b' });
+    assert.equal(plainPromptGet(request(modernHeaders('prompts/get', 'p')), body('prompts/get', { name: 'p', arguments: {}, _meta: ENVELOPE }))?.name, 'p');
+  });
+
+  it('leaves every other shape to the SDK', () => {
+    const others: Array<[string, () => unknown]> = [
+      ['a progress token', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b', _meta: { progressToken: 1 } }))],
+      ['a key besides uri', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b', cursor: 'x' }))],
+      ['a URI that is no string', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 5 }))],
+      ['another method', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/list', { uri: 'a://b' }))],
+      ['arguments that are no object', () => plainPromptGet(request(LEGACY_HEADERS), body('prompts/get', { name: 'p', arguments: ['x'] }))],
+      ['null arguments', () => plainPromptGet(request(LEGACY_HEADERS), body('prompts/get', { name: 'p', arguments: null }))],
+      ['no revision header', () => plainPromptGet(request({ ...LEGACY_HEADERS, 'mcp-protocol-version': undefined }), body('prompts/get', { name: 'p' }))],
+      ['2026-07-28: an Mcp-Name of another URI', () => plainResourceRead(request(modernHeaders('resources/read', 'a://c')), body('resources/read', { uri: 'a://b', _meta: ENVELOPE }))],
+      ['2026-07-28: an Mcp-Method of another method', () => plainPromptGet(request(modernHeaders('tools/call', 'p')), body('prompts/get', { name: 'p', _meta: ENVELOPE }))],
+      ['2026-07-28: no envelope', () => plainPromptGet(request(modernHeaders('prompts/get', 'p')), body('prompts/get', { name: 'p' }))],
+      ['2026-07-28: a request state', () => plainResourceRead(request(modernHeaders('resources/read', 'a://b')), body('resources/read', { uri: 'a://b', requestState: 'x', _meta: ENVELOPE }))],
+      ['2026-07-28: a log level', () => plainResourceRead(request(modernHeaders('resources/read', 'a://b')), body('resources/read', { uri: 'a://b', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'info' } }))],
+    ];
+    for (const [label, recognise] of others) assert.equal(recognise(), undefined, label);
   });
 });

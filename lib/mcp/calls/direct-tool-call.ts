@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { ProtocolError, SERVER_INFO_META_KEY, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
+import { ProtocolError, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { isPlainObject } from '../../core/is-plain-object.js';
 import type { ExecutionOutcome, RoundInput } from '../../execution/broker.js';
 import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../../input/input-rounds.js';
 import type { LogLevel } from '../log-levels.js';
+import { withServerInfo, type ServerIdentity } from '../modern-results.js';
 import type { CallFinish, CallOutcome, ExecutionContext, FlowCallOptions } from './call-types.js';
 import { writeJsonRpcError, writeJsonRpcResult } from '../json-rpc-answers.js';
 import type { PlainToolCall } from '../plain-requests.js';
@@ -18,7 +18,7 @@ import { invalidArgumentsResult, resultFromOutcome } from '../tool-result.js';
 export interface DirectCallDependencies {
   /** The endpoint's path, as the flow sees it in `msg.mcp.endpoint`. */
   readonly path: string;
-  readonly serverInfo: { readonly name: string; readonly version: string };
+  readonly serverInfo: ServerIdentity;
   /** Starts the telemetry of one call. */
   report(caller: CallerIdentity, disconnected: AbortSignal, startedAt: number): CallFinish;
   /** Hands one round to the flow through the endpoint's broker; a full broker throws SERVER_BUSY (reported as busy). */
@@ -138,11 +138,8 @@ function projectModern(result: CallToolResult): CallToolResult {
 
 /**
  * A complete 2026-07-28 tool result as the SDK's encoder writes it: `resultType: "complete"`, and the
- * server's identity in `_meta` unless the result names one already (servers should say who they
- * are on every 2026-07-28 response).
+ * server's identity in `_meta` unless the result names one already.
  */
-function completeModernResult(result: CallToolResult, serverInfo: DirectCallDependencies['serverInfo']): Record<string, unknown> {
-  const meta = result._meta;
-  if (meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined)) return { ...result, resultType: 'complete' };
-  return { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+function completeModernResult(result: CallToolResult, serverInfo: ServerIdentity): Record<string, unknown> {
+  return withServerInfo({ ...result, resultType: 'complete' }, serverInfo);
 }

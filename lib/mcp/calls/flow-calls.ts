@@ -6,7 +6,7 @@ import { CapacityError, ExecutionBroker, type BeginOptions, type ExecutionOutcom
 import type { CancelReason } from '../../execution/cancellation.js';
 import type { InputAsk } from '../../input/input-requests.js';
 import type { CallStream, LogLine, ProgressReport } from '../call-stream.js';
-import type { ContentCall } from '../content/content-handlers.js';
+import type { ContentCall } from '../content/content-types.js';
 import { SERVER_BUSY } from '../json-rpc-codes.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import type { CallFinish, EdgeRelay, ExecutionContext, FlowCallOptions, LogDelivery, ProgressDelivery } from './call-types.js';

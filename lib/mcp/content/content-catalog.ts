@@ -4,6 +4,7 @@ import { PagedList } from '../paged-list.js';
 import type { ResourceTemplateListing } from './resource-definition.js';
 import type { PromptDefinition } from './prompt-definition.js';
 import type { ResourceDefinition } from './resource-definition.js';
+import { TemplateIndex } from './template-index.js';
 
 export interface ResourceMatch {
   readonly resource: ResourceDefinition;
@@ -13,7 +14,9 @@ export interface ResourceMatch {
 /**
  * The resources, resource templates and prompts one endpoint serves, built once per deploy like
  * the tool catalog: list results are prebuilt, a fixed URI or prompt name is one Map lookup.
- * Templates are tried in URI order after the fixed URIs, so an exact resource always wins.
+ * Templates are matched after the fixed URIs, so an exact resource always wins; of the templates,
+ * the first in URI order that matches, found through their literal starts (template-index.ts) so
+ * the cost does not grow with their number.
  */
 export class ContentCatalog {
   /** Each list in pages of `DEFAULTS.listPageSize`; `.first` is the whole list when it fits on one. */
@@ -27,6 +30,7 @@ export class ContentCatalog {
   private readonly fixed: ReadonlyMap<string, ResourceDefinition>;
   private readonly templates: readonly ResourceDefinition[];
   private readonly templatesByText: ReadonlyMap<string, ResourceDefinition>;
+  private readonly templateIndex: TemplateIndex;
   private readonly prompts: ReadonlyMap<string, PromptDefinition>;
 
   constructor(resources: readonly ResourceDefinition[], prompts: readonly PromptDefinition[], pageSize: number = DEFAULTS.listPageSize) {
@@ -34,6 +38,7 @@ export class ContentCatalog {
     this.fixed = new Map(byUri.filter((resource) => !resource.template).map((resource) => [resource.uri, resource]));
     this.templates = byUri.filter((resource) => resource.template);
     this.templatesByText = new Map(this.templates.map((resource) => [resource.uri, resource]));
+    this.templateIndex = new TemplateIndex(this.templates);
     const sortedPrompts = [...prompts].sort((a, b) => compare(a.name, b.name));
     this.prompts = new Map(sortedPrompts.map((prompt) => [prompt.name, prompt]));
     this.resourcePages = new PagedList(
@@ -83,11 +88,7 @@ export class ContentCatalog {
   findResource(uri: string): ResourceMatch | undefined {
     const fixed = this.fixed.get(uri);
     if (fixed) return { resource: fixed, variables: {} };
-    for (const resource of this.templates) {
-      const variables = resource.template!.match(uri);
-      if (variables) return { resource, variables };
-    }
-    return undefined;
+    return this.templateIndex.find(uri);
   }
 
   /** The template resource whose template text is `uriTemplate` (completion references name it so). */

@@ -1,5 +1,5 @@
 import type { CancelReason } from '../../execution/cancellation.js';
-import type { ContentCall, ContentContext } from './content-handlers.js';
+import type { ContentCall, ContentContext } from './content-types.js';
 import { roundFields } from '../../input/round-fields.js';
 
 /** What the mcp-flow-server sends for a read, prompt or completion: topic, payload and `msg.mcp`. */

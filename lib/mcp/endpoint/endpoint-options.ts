@@ -6,7 +6,7 @@ import type { RequestStateSealer } from '../../input/request-state.js';
 import type { Store } from '../../storage/store.js';
 import type { TaskLimits } from '../../tasks/task-manager.js';
 import type { CallFinished, ExecutionContext } from '../calls/call-types.js';
-import type { ContentCall, ContentFinished } from '../content/content-handlers.js';
+import type { ContentCall, ContentFinished } from '../content/content-types.js';
 
 /** What one endpoint is built from: its settings from the flow-server node, and the node's way to its flow. */
 export interface McpEndpointOptions {
@@ -43,7 +43,8 @@ export interface McpEndpointOptions {
   /** Where a 2025-era client's answer to a flow's question crosses to the instance that asked. */
   readonly answersStore?: Store;
   /**
-   * Whether the hot requests — plain tool calls of both eras, the first page of a 2025-era tools/list —
+   * Whether the hot requests — plain tool calls, resource reads and prompts of both eras, the first
+   * page of a tools/list —
    * are answered directly rather than through the SDK (default true). Both paths give the same
    * answers; tests turn it off to compare them.
    */

@@ -12,8 +12,8 @@ import type { DirectCallDependencies } from '../calls/direct-tool-call.js';
 import { FlowCalls } from '../calls/flow-calls.js';
 import type { SdkToolCallDependencies } from '../calls/sdk-tool-call.js';
 import type { ToolTaskDependencies } from '../calls/tool-tasks.js';
-import type { ContentHandlerDependencies } from '../content/content-handlers.js';
-import { callerOf } from '../exchange.js';
+import type { DirectContentDependencies } from '../content/direct-content.js';
+import type { ContentHandlerDependencies } from '../content/content-types.js';
 import { LogLevelBook } from '../log-levels.js';
 import type { RoundTripStates } from '../round-trips.js';
 import { ChangeStreams } from './change-streams.js';
@@ -41,6 +41,8 @@ export interface EndpointParts {
   readonly streaming: ReturnType<typeof toNodeHandler>;
   /** What the direct path of plain tool calls takes of the endpoint. */
   readonly direct: DirectCallDependencies;
+  /** What the direct path of plain reads and prompts takes of it: the same as their SDK handlers. */
+  readonly directContent: DirectContentDependencies;
 }
 
 export function buildEndpointParts(options: McpEndpointOptions): EndpointParts {
@@ -79,7 +81,6 @@ export function buildEndpointParts(options: McpEndpointOptions): EndpointParts {
     path,
     roundStates,
     begin: (call, timeoutMs, signal) => flowCalls.beginContent(call, timeoutMs, signal),
-    exchangeOf: callerOf,
     ...(options.onContentFinished ? { onFinished: options.onContentFinished } : {}),
     ...(options.measureContentResponses ? { measureResponses: options.measureContentResponses } : {}),
   };
@@ -106,5 +107,6 @@ export function buildEndpointParts(options: McpEndpointOptions): EndpointParts {
     projectLegacy: (result, outputSchema) => legacy.projectCallToolResult(result, outputSchema),
   };
   const streaming = toNodeHandler(modern, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes });
-  return { deployed, flowCalls, tasks, relay, streams, logLevels, modern, legacy, streaming, direct };
+  const directContent: DirectContentDependencies = { content, serverInfo: direct.serverInfo };
+  return { deployed, flowCalls, tasks, relay, streams, logLevels, modern, legacy, streaming, direct, directContent };
 }

@@ -11,7 +11,8 @@ import { directlyServedTool, serveDirectCall } from '../calls/direct-tool-call.j
 import { writeJsonRpcAnswerFromHead } from '../json-rpc-answers.js';
 import { isPlainObject } from '../json-schema.js';
 import { narrowListenRequest } from '../listen-request.js';
-import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall, plainModernToolsListId } from '../plain-requests.js';
+import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall, plainModernToolsListId, plainPromptGet, plainResourceRead } from '../plain-requests.js';
+import { serveDirectPrompt, serveDirectRead } from '../content/direct-content.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol-version.js';
 import type { EndpointParts } from './endpoint-parts.js';
 import { takeClientAnswers } from './legacy-answers.js';
@@ -21,7 +22,7 @@ import { route, type Inbound, type RequestRoute } from './request-routes.js';
 export interface RouteSettings {
   readonly path: string;
   readonly logger: Logger;
-  /** Whether plain tool calls and the first 2025 tools/list page skip the SDK (see McpEndpointOptions). */
+  /** Whether plain tool calls, reads and prompts and the first tools/list page skip the SDK (see McpEndpointOptions). */
   readonly directAnswers: boolean;
 }
 
@@ -42,6 +43,8 @@ export function endpointRoutes(parts: EndpointParts, settings: RouteSettings): r
       route('2025 tools/list, first page',      (i) => plainLegacyToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, deployed.tools.listAnswerHead, id)),
       route('2026-07-28 tools/list, first page', (i) => plainModernToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, deployed.tools.modernListAnswerHead(parts.direct.serverInfo), id)),
       route('plain tools/call',                 (i) => plainFlowToolCall(parts, i),           (i, [call, tool]) => serveDirectCall(parts.direct, call, tool, i.exchange, i.res)),
+      route('plain resources/read',             (i) => plainRead(parts, i),                   (i, [read, content]) => serveDirectRead(parts.directContent, content, read, i.exchange, i.res)),
+      route('plain prompts/get',                (i) => plainPrompt(parts, i),                 (i, [get, content]) => serveDirectPrompt(parts.directContent, content, get, i.exchange, i.res)),
     ] : []),
     route('request without a valid Host',       (i) => (i.webRequest() === null ? true : undefined), (i) => sendJsonRpcError(i.res, 400, -32600, 'Invalid request: the Host header does not form a valid URL.')),
     route('2025-era exchange',                  (i) => legacyOrUndefined(i),                  (i, request) => answerWeb(settings, i, legacy.serve(request, i.authInfo, i.body, i.exchange))),
@@ -71,6 +74,20 @@ function plainFlowToolCall(parts: EndpointParts, inbound: Inbound) {
   const logLevel = parts.logLevels.isEmpty ? undefined : parts.logLevels.get(callerKey(inbound.exchange.caller));
   const tool = directlyServedTool(parts.deployed.tools, call, logLevel);
   return tool && ([call, tool] as const);
+}
+
+/** A plain resources/read on an endpoint that has resources (else the SDK answers: method not found), with the catalog it reads. */
+function plainRead(parts: EndpointParts, inbound: Inbound) {
+  const content = parts.deployed.content;
+  const read = content.capabilities.resources ? plainResourceRead(inbound.req, inbound.body) : undefined;
+  return read && ([read, content] as const);
+}
+
+/** A plain prompts/get on an endpoint that has prompts, with the catalog it reads. */
+function plainPrompt(parts: EndpointParts, inbound: Inbound) {
+  const content = parts.deployed.content;
+  const get = content.capabilities.prompts ? plainPromptGet(inbound.req, inbound.body) : undefined;
+  return get && ([get, content] as const);
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Logger } from '../../core/logger.js';
 import type { TaskManager } from '../../tasks/task-manager.js';
 import { callToolViaSdk, type SdkToolCallDependencies } from '../calls/sdk-tool-call.js';
 import { hasToolCall, wantsProgress } from '../call-stream.js';
-import { registerContentHandlers, type ContentHandlerDependencies } from '../content/content-handlers.js';
+import { registerContentHandlers } from '../content/content-handlers.js';
+import type { ContentHandlerDependencies } from '../content/content-types.js';
 import { exchangeOf, type Exchange } from '../exchange.js';
 import { isPlainObject } from '../json-schema.js';
 import { LegacyExchangeHub } from '../legacy-exchange-hub.js';
@@ -58,7 +59,7 @@ export function createSdkServer(deps: SdkServerDependencies, era: Era, clientReq
   });
   const site = { server, era, clientRequestId, hub };
   server.setRequestHandler('tools/call', (request, handlerCtx) => callToolViaSdk(deps.toolCalls, site, deployed.tools, request, handlerCtx));
-  if (!content.isEmpty) registerContentHandlers(server, content, deps.content, clientRequestId, era === 'modern');
+  if (!content.isEmpty) registerContentHandlers(server, () => deployed.content, deps.content, clientRequestId, era === 'modern');
   return server;
 }
 
