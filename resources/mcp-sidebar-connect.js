@@ -5,11 +5,14 @@
  */
 (function () {
     "use strict";
-    var kit = window.flowmcpSidebarKit;
-    if (!kit || kit.renderConnect) {
+    var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    if (kit.renderConnect) {
         return;
     }
-    var t = kit.t;
+    // Looked up when called: the kit's own file may run after this one.
+    function t(key, params) {
+        return kit.t(key, params);
+    }
     var CLIENTS = ["claude", "codex", "vscode", "cursor"];
 
     /**
@@ -66,8 +69,11 @@
         ".flowmcp-command { margin-left: 12px; }",
         ".flowmcp-command-head { cursor: pointer; display: flex; align-items: center; gap: 6px; padding: 1px 0; }",
         ".flowmcp-command-head > span { flex: 1; }",
-        ".flowmcp-command-text { white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; margin: 2px 0 6px; font-size: 0.9em; }",
+        ".flowmcp-command-text { white-space: pre-wrap; word-break: normal; overflow-wrap: normal; overflow-x: auto; margin: 2px 0 6px; font-size: 0.9em; }",
         ".flowmcp-word { white-space: nowrap; }",
         ".flowmcp-note { font-size: 0.9em; color: var(--red-ui-text-color-warning, #a60); margin-bottom: 4px; }"
     ];
+    if (kit.startSidebar) {
+        kit.startSidebar();
+    }
 })();

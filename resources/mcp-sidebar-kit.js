@@ -1,11 +1,14 @@
 /*
  * What the MCP sidebar's files share (mcp-sidebar.js, mcp-sidebar-connect.js, mcp-sidebar-try.js,
  * mcp-sidebar-recent.js): the catalog lookup, the admin route, status words and the sections a user
- * opened or closed. Loaded first by mcp-flow-server.html; loading it again changes nothing.
+ * opened or closed. Node-RED inserts the template's scripts so that they may run in any order:
+ * each file only adds its part to window.flowmcpSidebarKit and then asks mcp-sidebar.js to start,
+ * which it does once every part is there. Loading a file again changes nothing.
  */
 (function () {
     "use strict";
-    if (window.flowmcpSidebarKit || typeof RED === "undefined") {
+    var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    if (kit.t || typeof RED === "undefined") {
         return;
     }
     var NS = "@flowmcp/node-red-mcp/mcp-flow-server:mcp-flow-server.sidebar.";
@@ -24,7 +27,7 @@
         }
     }
 
-    window.flowmcpSidebarKit = {
+    $.extend(kit, {
         NS: NS,
         ROUTE: "mcp-sidebar/endpoints",
         t: t,
@@ -70,5 +73,8 @@
             });
             return box;
         }
-    };
+    });
+    if (kit.startSidebar) {
+        kit.startSidebar();
+    }
 })();

@@ -5,11 +5,14 @@
  */
 (function () {
     "use strict";
-    var kit = window.flowmcpSidebarKit;
-    if (!kit || kit.renderRecent) {
+    var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    if (kit.renderRecent) {
         return;
     }
-    var t = kit.t;
+    // Looked up when called: the kit's own file may run after this one.
+    function t(key, params) {
+        return kit.t(key, params);
+    }
 
     function part(className, titleKey, text) {
         return $("<span></span>").addClass(className).attr("title", t("recent." + titleKey)).text(text);
@@ -52,4 +55,7 @@
         ".flowmcp-recent-tool { font-weight: bold; }",
         ".flowmcp-recent-meta { color: var(--red-ui-secondary-text-color, #777); }"
     ];
+    if (kit.startSidebar) {
+        kit.startSidebar();
+    }
 })();

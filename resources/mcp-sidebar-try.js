@@ -5,14 +5,21 @@
  */
 (function () {
     "use strict";
-    var kit = window.flowmcpSidebarKit;
-    if (!kit || kit.renderTryIt) {
+    var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    if (kit.renderTryIt) {
         return;
     }
-    var t = kit.t;
-    var ROUTE = kit.ROUTE;
-    var describeXhr = kit.describeXhr;
-    var formatMs = kit.formatMs;
+    // Looked up when called: the kit's own file may run after this one.
+    function t(key, params) {
+        return kit.t(key, params);
+    }
+    var ROUTE = "mcp-sidebar/endpoints";
+    function describeXhr(xhr) {
+        return kit.describeXhr(xhr);
+    }
+    function formatMs(ms) {
+        return kit.formatMs(ms);
+    }
 
     /** `state` is what the user chose for this endpoint (kept across refreshes); `mayRun` the write permission. */
     function renderTryIt(endpoint, state, mayRun) {
@@ -330,4 +337,7 @@
         ".flowmcp-try-content pre, .flowmcp-try-structured pre { white-space: pre-wrap; word-break: break-word; max-height: 300px; overflow: auto; }",
         ".flowmcp-try-image { max-width: 100%; }"
     ];
+    if (kit.startSidebar) {
+        kit.startSidebar();
+    }
 })();
