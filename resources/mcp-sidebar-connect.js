@@ -6,12 +6,9 @@
 (function () {
     "use strict";
     var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    // kit.t and the other helpers are looked up when called: the kit's own file may run after this one.
     if (kit.renderConnect) {
         return;
-    }
-    // Looked up when called: the kit's own file may run after this one.
-    function t(key, params) {
-        return kit.t(key, params);
     }
     var CLIENTS = ["claude", "codex", "vscode", "cursor"];
 
@@ -27,11 +24,12 @@
             if (/^\s+$/.test(token)) {
                 target.append(document.createTextNode(token));
             } else if (token.indexOf("://") !== -1) {
-                token.split(/(\/(?!\/))/).forEach(function (piece) {
-                    target.append(document.createTextNode(piece));
-                    if (piece === "/") {
+                // Each piece unbreakable, a break opportunity after each "/" (but not inside "//").
+                token.split(/(?<=[^/]\/)(?!\/)/).forEach(function (piece, index) {
+                    if (index > 0) {
                         target.append("<wbr>");
                     }
+                    $('<span class="flowmcp-word"></span>').text(piece).appendTo(target);
                 });
             } else {
                 $('<span class="flowmcp-word"></span>').text(token).appendTo(target);
@@ -42,14 +40,14 @@
 
     kit.renderConnect = function (commands) {
         var part = $('<div class="flowmcp-connect"></div>');
-        var box = kit.section("flowmcp-connect-section", "connect", t("connect.title"), false).appendTo(part);
+        var box = kit.section("flowmcp-connect-section", "connect", kit.t("connect.title"), false).appendTo(part);
         CLIENTS.forEach(function (client) {
             var row = kit.section("flowmcp-command", "connect." + client, "", client === "claude").attr("data-client", client).appendTo(box);
             var head = row.children("summary").addClass("flowmcp-command-head");
-            $("<span></span>").text(t("connect." + client)).appendTo(head);
+            $("<span></span>").text(kit.t("connect." + client)).appendTo(head);
             // In the summary, so a folded command can be copied without opening it.
             $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-copy"><i class="fa fa-clipboard"></i></button>')
-                .attr("title", t("connect.copy"))
+                .attr("title", kit.t("connect.copy"))
                 .on("click", function (event) {
                     event.preventDefault();
                     RED.clipboard.copyText(commands[client], $(this), kit.NS + "connect.copied");
@@ -59,7 +57,7 @@
         });
         (commands.notes || []).forEach(function (note) {
             // Outside the fold: a client that cannot sign in as configured is worth seeing at once.
-            $('<div class="flowmcp-note"></div>').attr("data-note", note).text(t("notes." + note)).appendTo(part);
+            $('<div class="flowmcp-note"></div>').attr("data-note", note).text(kit.t("notes." + note)).appendTo(part);
         });
         return part;
     };

@@ -6,24 +6,21 @@
 (function () {
     "use strict";
     var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    // kit.t and the other helpers are looked up when called: the kit's own file may run after this one.
     if (kit.renderRecent) {
         return;
     }
-    // Looked up when called: the kit's own file may run after this one.
-    function t(key, params) {
-        return kit.t(key, params);
-    }
 
     function part(className, titleKey, text) {
-        return $("<span></span>").addClass(className).attr("title", t("recent." + titleKey)).text(text);
+        return $("<span></span>").addClass(className).attr("title", kit.t("recent." + titleKey)).text(text);
     }
 
     /** On a Local endpoint a caller without a client label is a local program; elsewhere it stays unknown. */
     kit.renderRecent = function (calls, local) {
         var box = $('<div class="flowmcp-recent"></div>');
-        $('<div class="flowmcp-section-title"></div>').text(t("recent.title")).appendTo(box);
+        $('<div class="flowmcp-section-title"></div>').text(kit.t("recent.title")).appendTo(box);
         if (calls.length === 0) {
-            $('<div class="flowmcp-sidebar-message"></div>').text(t("recent.none")).appendTo(box);
+            $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("recent.none")).appendTo(box);
             return box;
         }
         var list = $('<ol class="flowmcp-recent-calls"></ol>').appendTo(box);
@@ -33,15 +30,15 @@
             part("flowmcp-recent-tool", "tool", call.tool).appendTo(first);
             kit.badge("flowmcp-call-status", "data-status", call.status, kit.statusText(call.status))
                 .addClass("flowmcp-recent-status")
-                .attr("title", t("recent.status"))
+                .attr("title", kit.t("recent.status"))
                 .appendTo(first);
             var second = $('<div class="flowmcp-recent-line flowmcp-recent-meta"></div>').appendTo(row);
             var at = new Date(call.at);
             part("flowmcp-recent-time", "time", at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }))
                 .attr("data-at", at.toISOString())
                 .appendTo(second);
-            part("flowmcp-recent-caller", "caller", call.caller === "unknown" && local ? t("recent.unknownCaller") : call.caller).appendTo(second);
-            part("flowmcp-recent-duration", "duration", t("try.duration", { ms: kit.formatMs(call.durationMs) })).appendTo(second);
+            part("flowmcp-recent-caller", "caller", call.caller === "unknown" && local ? kit.t("recent.unknownCaller") : call.caller).appendTo(second);
+            part("flowmcp-recent-duration", "duration", kit.t("try.duration", { ms: kit.formatMs(call.durationMs) })).appendTo(second);
         });
         return box;
     };

@@ -6,12 +6,9 @@
 (function () {
     "use strict";
     var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
+    // kit.t and the other helpers are looked up when called: the kit's own file may run after this one.
     if (kit.renderTryIt) {
         return;
-    }
-    // Looked up when called: the kit's own file may run after this one.
-    function t(key, params) {
-        return kit.t(key, params);
     }
     var ROUTE = "mcp-sidebar/endpoints";
     function describeXhr(xhr) {
@@ -27,7 +24,7 @@
         if (state.open) {
             box.attr("open", "open");
         }
-        $("<summary></summary>").text(t("try.title")).appendTo(box);
+        $("<summary></summary>").text(kit.t("try.title")).appendTo(box);
         var body = $('<div class="flowmcp-try-body"></div>').appendTo(box);
         box.on("toggle", function () {
             state.open = box.prop("open");
@@ -44,22 +41,22 @@
     function loadTools(endpoint, body, state, mayRun) {
         body.empty();
         if (endpoint.state !== "serving") {
-            $('<div class="flowmcp-sidebar-message"></div>').text(t("try.notServing")).appendTo(body);
+            $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("try.notServing")).appendTo(body);
             return;
         }
-        $('<div class="flowmcp-sidebar-message"></div>').text(t("loading")).appendTo(body);
+        $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("loading")).appendTo(body);
         $.ajax({ url: ROUTE + "/" + encodeURIComponent(endpoint.id) + "/tools", dataType: "json", cache: false }).then(function (listing) {
             body.empty();
             buildTryForm(endpoint, body, state, listing.tools || [], mayRun);
         }, function (xhr) {
             body.empty();
-            $('<div class="flowmcp-error"></div>').text(t("try.requestFailed", { message: describeXhr(xhr) })).appendTo(body);
+            $('<div class="flowmcp-error"></div>').text(kit.t("try.requestFailed", { message: describeXhr(xhr) })).appendTo(body);
         });
     }
 
     function buildTryForm(endpoint, body, state, tools, mayRun) {
         if (tools.length === 0) {
-            $('<div class="flowmcp-sidebar-message"></div>').text(t("try.noTools")).appendTo(body);
+            $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("try.noTools")).appendTo(body);
             return;
         }
         if (!tools.some(function (tool) { return tool.name === state.tool; })) {
@@ -67,7 +64,7 @@
             state.values = {};
         }
         var toolRow = $('<div class="flowmcp-try-row"></div>').appendTo(body);
-        $("<label></label>").text(t("try.tool")).appendTo(toolRow);
+        $("<label></label>").text(kit.t("try.tool")).appendTo(toolRow);
         var select = $('<select class="flowmcp-try-tool"></select>').appendTo(toolRow);
         tools.forEach(function (tool) {
             $("<option></option>").val(tool.name).text(tool.title ? tool.title + " (" + tool.name + ")" : tool.name).appendTo(select);
@@ -76,24 +73,24 @@
 
         var description = $('<div class="flowmcp-try-description"></div>').appendTo(body);
         var modes = $('<div class="flowmcp-try-modes"></div>').appendTo(body);
-        var formButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-form"></button>').text(t("try.form")).appendTo(modes);
-        var jsonButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-json"></button>').text(t("try.json")).appendTo(modes);
+        var formButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-form"></button>').text(kit.t("try.form")).appendTo(modes);
+        var jsonButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-json"></button>').text(kit.t("try.json")).appendTo(modes);
         var form = $('<div class="flowmcp-try-form"></div>').appendTo(body);
         var jsonBox = $('<div class="flowmcp-try-json"></div>').appendTo(body);
-        $("<label></label>").text(t("try.arguments")).appendTo(jsonBox);
+        $("<label></label>").text(kit.t("try.arguments")).appendTo(jsonBox);
         var jsonText = $('<textarea class="flowmcp-try-json-text" rows="6" spellcheck="false"></textarea>').appendTo(jsonBox);
         var confirm = null;
         if (endpoint.access === "oauth" && endpoint.groups.length > 0) {
             var confirmRow = $('<label class="flowmcp-try-confirm"></label>').appendTo(body);
             confirm = $('<input type="checkbox" class="flowmcp-try-confirm-groups">').appendTo(confirmRow);
-            $("<span></span>").text(" " + t("try.confirmGroups", { groups: endpoint.groups.join(", ") })).appendTo(confirmRow);
+            $("<span></span>").text(" " + kit.t("try.confirmGroups", { groups: endpoint.groups.join(", ") })).appendTo(confirmRow);
         }
         var runRow = $('<div class="flowmcp-try-row"></div>').appendTo(body);
-        var run = $('<button type="button" class="red-ui-button flowmcp-try-run"></button>').text(t("try.run")).appendTo(runRow);
+        var run = $('<button type="button" class="red-ui-button flowmcp-try-run"></button>').text(kit.t("try.run")).appendTo(runRow);
         if (!mayRun) {
             // Said before the user fills anything in, rather than by a 403 after Run.
-            run.prop("disabled", true).attr("title", t("try.readOnly"));
-            $('<div class="flowmcp-try-read-only"></div>').text(t("try.readOnly")).appendTo(runRow);
+            run.prop("disabled", true).attr("title", kit.t("try.readOnly"));
+            $('<div class="flowmcp-try-read-only"></div>').text(kit.t("try.readOnly")).appendTo(runRow);
         }
         var output = $('<div class="flowmcp-try-output"></div>').appendTo(body);
         if (state.result) {
@@ -168,7 +165,7 @@
                 }
                 request.arguments = fromForm.value;
             }
-            run.prop("disabled", true).text(t("try.running"));
+            run.prop("disabled", true).text(kit.t("try.running"));
             output.empty();
             $.ajax({
                 url: ROUTE + "/" + encodeURIComponent(endpoint.id) + "/try",
@@ -185,7 +182,7 @@
                 output.empty();
                 $('<div class="flowmcp-error flowmcp-try-refused"></div>').text(describeXhr(xhr)).appendTo(output);
             }).always(function () {
-                run.prop("disabled", false).text(t("try.run"));
+                run.prop("disabled", false).text(kit.t("try.run"));
             });
         });
         showTool();
@@ -203,7 +200,7 @@
             var label = $("<label></label>").text(property.title || name).appendTo(row);
             var isRequired = required.indexOf(name) !== -1;
             if (isRequired) {
-                $('<span class="flowmcp-required"></span>').text(" *").attr("title", t("try.required")).appendTo(label);
+                $('<span class="flowmcp-required"></span>').text(" *").attr("title", kit.t("try.required")).appendTo(label);
             }
             var input;
             var kind;
@@ -223,7 +220,7 @@
                 input = $('<input type="text">');
             } else {
                 kind = "json";
-                input = $('<textarea rows="3" spellcheck="false"></textarea>').attr("placeholder", t("try.jsonValue"));
+                input = $('<textarea rows="3" spellcheck="false"></textarea>').attr("placeholder", kit.t("try.jsonValue"));
             }
             input.addClass("flowmcp-try-input").attr("name", name).appendTo(row);
             if (property.description) {
@@ -264,7 +261,7 @@
                 try {
                     value[field.name] = JSON.parse(text);
                 } catch (e) {
-                    problems.push(t("try.formProblem", { field: field.name }));
+                    problems.push(kit.t("try.formProblem", { field: field.name }));
                 }
             } else {
                 value[field.name] = text;
@@ -283,12 +280,12 @@
         output.empty();
         var head = $('<div class="flowmcp-try-head"></div>').appendTo(output);
         kit.badge("flowmcp-try-status", "data-status", outcome.status, kit.statusText(outcome.status)).addClass("flowmcp-call-status flowmcp-call-status-" + outcome.status).appendTo(head);
-        $('<span class="flowmcp-try-duration"></span>').text(t("try.duration", { ms: formatMs(outcome.durationMs) })).appendTo(head);
+        $('<span class="flowmcp-try-duration"></span>').text(kit.t("try.duration", { ms: formatMs(outcome.durationMs) })).appendTo(head);
         if (outcome.error) {
             $('<div class="flowmcp-error flowmcp-try-protocol-error"></div>').text(outcome.error.message + " (" + outcome.error.code + ")").appendTo(output);
         }
         if (outcome.problems && outcome.problems.length > 0) {
-            $("<div></div>").text(t("try.problems")).appendTo(output);
+            $("<div></div>").text(kit.t("try.problems")).appendTo(output);
             var problems = $('<ul class="flowmcp-try-problems"></ul>').appendTo(output);
             outcome.problems.forEach(function (problem) {
                 $("<li></li>").attr("data-argument", problem.argument).text(problem.argument + ": " + problem.message).appendTo(problems);
@@ -299,10 +296,10 @@
             return;
         }
         var contentBox = $('<div class="flowmcp-try-content"></div>').toggleClass("flowmcp-is-error", result.isError === true).appendTo(output);
-        $('<div class="flowmcp-section-title"></div>').text(t("try.content")).appendTo(contentBox);
+        $('<div class="flowmcp-section-title"></div>').text(kit.t("try.content")).appendTo(contentBox);
         var items = result.content || [];
         if (items.length === 0) {
-            $("<div></div>").text(t("try.noContent")).appendTo(contentBox);
+            $("<div></div>").text(kit.t("try.noContent")).appendTo(contentBox);
         }
         items.forEach(function (item) {
             if (item.type === "text") {
@@ -311,14 +308,14 @@
                 // Only raster types: an SVG could carry script into the editor's page.
                 $('<img class="flowmcp-try-image" alt="">').attr("src", "data:" + item.mimeType + ";base64," + item.data).appendTo(contentBox);
             } else if (item.type === "resource_link") {
-                $('<div class="flowmcp-try-link"></div>').text(t("try.resourceLink", { uri: item.uri })).appendTo(contentBox);
+                $('<div class="flowmcp-try-link"></div>').text(kit.t("try.resourceLink", { uri: item.uri })).appendTo(contentBox);
             } else {
                 $('<pre class="flowmcp-try-other"></pre>').text(JSON.stringify(item, null, 2)).appendTo(contentBox);
             }
         });
         if (result.structuredContent !== undefined) {
             var structured = $('<div class="flowmcp-try-structured"></div>').appendTo(output);
-            $('<div class="flowmcp-section-title"></div>').text(t("try.structured")).appendTo(structured);
+            $('<div class="flowmcp-section-title"></div>').text(kit.t("try.structured")).appendTo(structured);
             $("<pre></pre>").text(JSON.stringify(result.structuredContent, null, 2)).appendTo(structured);
         }
     }
