@@ -2,11 +2,15 @@
 // it announces a URL only after an MCP answer came from it.
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { clientName } from '../dist/lib/editor/client-commands.js';
 
 const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::']);
 const PROBE_DEADLINE_MS = 20_000;
 
-/** Every enabled mcp-flow-server with the address its runtime listens on. */
+/**
+ * Every enabled mcp-flow-server with the address its runtime listens on, and the name clients are
+ * told to register it under: the one the editor's MCP sidebar gives (clientName of its MCP name).
+ */
 export function endpointsOf(flows) {
   const byId = new Map(flows.map((node) => [node.id, node]));
   return flows
@@ -18,7 +22,7 @@ export function endpointsOf(flows) {
       const host = WILDCARD_HOSTS.has(bound) ? '127.0.0.1' : bound;
       const port = Number(runtime.port || 1881);
       const shownHost = host.includes(':') ? `[${host}]` : host;
-      return [{ host, port, url: `http://${shownHost}:${port}${server.path || '/mcp'}`, problem: undefined }];
+      return [{ host, port, url: `http://${shownHost}:${port}${server.path || '/mcp'}`, name: clientName(String(server.serverName ?? '')), problem: undefined }];
     });
 }
 

@@ -86,7 +86,7 @@ async function announce(endpoints) {
     }
     const tools = found.tools ? `   (tools: ${found.tools.join(', ') || 'none'})` : '   (OAuth sign-in)';
     lines.push(`  MCP endpoint:     ${endpoint.url}${tools}`);
-    lines.push(`  Try it:           claude mcp add --transport http node-red ${endpoint.url}`);
+    lines.push(`  Try it:           claude mcp add --transport http ${endpoint.name} ${endpoint.url}`);
   }
   lines.push(`  Your flows are kept in ${shownDir}/ between runs; \`npm run start:clean\` starts again from the example.`);
   console.log(`\n${lines.join('\n')}\n`);

@@ -32,6 +32,8 @@ export interface EndpointFacts {
   readonly clients: ClientAcceptance | undefined;
   readonly state: EndpointStateName;
   readonly counts: { readonly tools: number; readonly resources: number; readonly prompts: number };
+  /** Changes whenever the tool list Try it offers changes; undefined unless serving. */
+  readonly toolsVersion: string | undefined;
   /** The last failure of this endpoint since its deploy, already in the editor's language. */
   readonly lastError: { readonly message: string; readonly at: number } | undefined;
   readonly recentCalls: readonly RecentCall[];
@@ -91,6 +93,7 @@ export function summarize(facts: EndpointFacts): EndpointSummary {
     authSlug: facts.authSlug,
     state: facts.state,
     ...facts.counts,
+    toolsVersion: facts.toolsVersion,
     lastError: facts.lastError,
     commands: facts.url === undefined ? undefined : clientCommands({ name: facts.name, url: facts.url, ...(facts.access === 'oauth' && facts.clients ? { oauth: facts.clients } : {}) }),
     recentCalls: facts.recentCalls,

@@ -1,6 +1,4 @@
 import type { ContentTelemetry } from './content-telemetry.js';
-import { DEFAULTS } from '../core/defaults.js';
-import { RecentCalls } from './recent-calls.js';
 import type { ToolTelemetry } from './tool-telemetry.js';
 
 export type TelemetryEvent = ToolTelemetry | ContentTelemetry;
@@ -20,10 +18,8 @@ export interface SubscribeOptions {
  * slow subscriber nor one that throws can delay or fail a tool call. The queue holds only what
  * finished since the last turn: the subscriber (a Node-RED node) hands each event to Node-RED's own
  * asynchronous delivery, which is where a slow flow's backlog waits.
- * Every event also lands in `recent`, the small bounded memory the editor's MCP sidebar reads.
  */
 export class TelemetryBus {
-  readonly recent = new RecentCalls(DEFAULTS.recentCallsPerEndpoint, DEFAULTS.recentCallsEndpoints);
   private subscriber: { readonly owner: string; readonly deliver: (event: TelemetryEvent) => void; readonly content: boolean } | undefined;
   private queue: TelemetryEvent[] = [];
   private scheduled = false;
@@ -52,8 +48,6 @@ export class TelemetryBus {
   }
 
   publish(event: TelemetryEvent): void {
-    // The sidebar's recent calls list tool calls only.
-    if (event.kind === 'tool') this.recent.record(event);
     if (!this.subscriber || (event.kind !== 'tool' && !this.subscriber.content)) return;
     this.queue.push(event);
     if (!this.scheduled) {

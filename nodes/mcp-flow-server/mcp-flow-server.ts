@@ -13,6 +13,7 @@ import { contentTelemetry } from '../../lib/telemetry/content-telemetry.js';
 import type { ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { createGetFlowTool } from '../../lib/admin/get-flow-tool.js';
 import { toolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
+import { recentCalls } from '../../lib/telemetry/recent-calls.js';
 import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import { parseInputPayload } from '../../lib/input/input-requests.js';
@@ -199,9 +200,14 @@ export default function (RED: NodeAPI) {
       RED.events.removeListener('flows:started', onFlowsStarted);
       stopWatchingStorage?.();
       requestLog.flush();
-      if (!controller) return done();
+      // A redeployed endpoint keeps its recent calls; a removed one's go once its last call has ended.
+      const finish = () => {
+        if (removed) recentCalls.forget(node.id);
+        done();
+      };
+      if (!controller) return finish();
       const reason = removed ? 'the endpoint was removed' : 'the endpoint was redeployed';
-      controller.stop(reason).then(() => done(), () => done());
+      controller.stop(reason).then(finish, finish);
     });
 
     function createController(): EndpointController | undefined {
@@ -293,8 +299,10 @@ export default function (RED: NodeAPI) {
         measureResponses: () => telemetry?.hasSubscriber ?? false,
         measureContentResponses: () => telemetry?.wantsContent ?? false,
         onCallFinished: (call) => {
-          // Always published: the editor's sidebar keeps the last few calls even without a metrics node.
-          telemetry?.publish(toolTelemetry(call));
+          const event = toolTelemetry(call);
+          // Kept for the editor's sidebar even without a metrics node, under this node's id.
+          recentCalls.record(node.id, event);
+          telemetry?.publish(event);
           // Calls are audited where there is someone to audit: on endpoints with sign-in, and every
           // call an editor user started from the sidebar.
           const line = signedIn || call.caller.editor ? toolCallAudit(call) : undefined;

@@ -6,6 +6,8 @@ import { McpPaletteError, catalogKey, describeError } from '../../lib/core/error
 import { CLAUDE_CODE_CLIENT_DOCUMENT, CODEX_CLIENT_DOCUMENT } from '../../lib/editor/client-commands.js';
 import { endpointDirectory, type DirectoryEntry, type EndpointStateName } from '../../lib/editor/endpoint-directory.js';
 import { hasPermission } from '../../lib/editor/permissions.js';
+import { toolListVersion } from '../../lib/editor/tool-list-version.js';
+import { recentCalls } from '../../lib/telemetry/recent-calls.js';
 import { editorCaller, parseTryItRequest, runTryIt } from '../../lib/editor/try-it.js';
 import type { EndpointController } from '../../lib/mcp/endpoint-controller.js';
 import type { McpAuthNode } from '../mcp-auth/mcp-auth.js';
@@ -40,6 +42,7 @@ export function sidebarEntry(options: SidebarEntryOptions): DirectoryEntry {
       const authConfiguration = settings?.access === 'oauth' ? options.auth()?.configuration : undefined;
       const path = settings?.path ?? String(config.path ?? '');
       const accepts = authConfiguration?.acceptsClientDocument;
+      const live = state.state === 'serving' ? controller?.liveEndpoint : undefined;
       return {
         id: node.id,
         flow: node.z,
@@ -54,11 +57,18 @@ export function sidebarEntry(options: SidebarEntryOptions): DirectoryEntry {
           : undefined,
         state: state.state as EndpointStateName,
         counts: state.state === 'serving' ? { tools: state.tools, resources: state.resources, prompts: state.prompts } : { tools: 0, resources: 0, prompts: 0 },
+        toolsVersion: live ? toolListVersion(live.toolListing) : undefined,
         lastError: options.lastError(),
-        recentCalls: runtime?.telemetry?.recent.of(path) ?? [],
+        recentCalls: recentCalls.of(node.id),
       };
     },
   };
+}
+
+/** What Node-RED's adminAuth leaves on a request: the user (absent without adminAuth) and the token's scope. */
+interface AdminRequest {
+  user?: unknown;
+  authInfo?: { scope?: unknown };
 }
 
 /**
@@ -72,18 +82,23 @@ export function registerSidebarRoutes(RED: NodeAPI): void {
     res.status(status).json({ error: code, message: t(catalogKey(code), params) });
   // Node-RED signs the request in (401 without a valid session or token); the permission is checked
   // here so a signed-in user without it gets 403. Without adminAuth there is no user and no limit.
+  const signedIn = (req: AdminRequest) => req.user !== undefined && req.user !== null;
   const needs = (permission: string) => [
     RED.auth.needsPermission(''),
-    (req: { user?: unknown; authInfo?: { scope?: unknown } }, res: Parameters<typeof refuse>[0], next: () => void) => {
-      if (req.user !== undefined && req.user !== null && !hasPermission(req.authInfo?.scope, permission)) {
+    (req: AdminRequest, res: Parameters<typeof refuse>[0], next: () => void) => {
+      if (signedIn(req) && !hasPermission(req.authInfo?.scope, permission)) {
         return refuse(res, 403, 'permission_denied', { permission });
       }
       next();
     },
   ];
 
-  RED.httpAdmin.get('/mcp-sidebar/endpoints', ...needs('mcp-flow-server.read'), (_req, res) => {
-    res.json({ endpoints: endpointDirectory.list(), recentCallsKept: DEFAULTS.recentCallsPerEndpoint });
+  // `mayRun` tells the editor up front whether Try it's POST would pass the write check below, so a
+  // read-only user sees why Run is off instead of learning it from a 403.
+  RED.httpAdmin.get('/mcp-sidebar/endpoints', ...needs('mcp-flow-server.read'), (req, res) => {
+    const admin = req as AdminRequest;
+    const mayRun = !signedIn(admin) || hasPermission(admin.authInfo?.scope, 'mcp-flow-server.write');
+    res.json({ endpoints: endpointDirectory.list(), recentCallsKept: DEFAULTS.recentCallsPerEndpoint, mayRun });
   });
 
   RED.httpAdmin.get('/mcp-sidebar/endpoints/:id/tools', ...needs('mcp-flow-server.read'), (req, res) => {

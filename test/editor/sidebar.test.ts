@@ -75,9 +75,11 @@ describe('MCP sidebar in the Node-RED editor', () => {
       vscode: JSON.stringify({ servers: { 'plant-tools': { type: 'http', url } } }, null, 2),
       cursor: JSON.stringify({ mcpServers: { 'plant-tools': { url } } }, null, 2),
     };
+    // The section is folded at first; each client's copy button works with its text folded too.
+    await card(LOCAL_SERVER).locator('.flowmcp-connect-section > summary').click(WAIT);
     for (const [client, command] of Object.entries(expected)) {
       const row = card(LOCAL_SERVER).locator(`.flowmcp-command[data-client="${client}"]`);
-      assert.equal(await row.locator('.flowmcp-command-text').innerText(), command, `${client}: shown`);
+      assert.equal(await row.locator('.flowmcp-command-text').textContent(), command, `${client}: shown`);
       await row.locator('.flowmcp-copy').click(WAIT);
       const copied = await page().evaluate(() => (window as any).copied.pop());
       assert.equal(copied, command, `${client}: copied`);
@@ -98,7 +100,7 @@ describe('MCP sidebar in the Node-RED editor', () => {
     const status = local.locator('.flowmcp-try-status');
     await status.waitFor({ state: 'visible', ...WAIT });
     assert.equal(await status.getAttribute('data-status'), 'success');
-    assert.equal((await status.innerText()).trim(), text.try.status.success);
+    assert.equal((await status.innerText()).trim(), text.status.success);
     assert.match(await local.locator('.flowmcp-try-duration').innerText(), /^\d+(\.\d+)? ms$/);
     const structured = JSON.parse(await local.locator('.flowmcp-try-structured pre').innerText());
     assert.equal(structured.echoed, 'abab');
@@ -114,7 +116,7 @@ describe('MCP sidebar in the Node-RED editor', () => {
     await local.locator('.flowmcp-try-tool').selectOption('broken');
     await local.locator('.flowmcp-try-run').click(WAIT);
     await local.locator('.flowmcp-try-status[data-status="error"]').waitFor({ state: 'visible', ...WAIT });
-    assert.equal((await status.innerText()).trim(), text.try.status.error);
+    assert.equal((await status.innerText()).trim(), text.status.error);
     assert.match(await local.locator('.flowmcp-try-content.flowmcp-is-error .flowmcp-try-text').innerText(), /the pump is offline/);
 
     await local.locator('.flowmcp-try-tool').selectOption('pixel');
@@ -170,12 +172,12 @@ describe('MCP sidebar in the Node-RED editor', () => {
     // The open tab looks again every few seconds; the client's call arrives without a click.
     const fromClient = local.locator('.flowmcp-recent-call', { has: page().locator('.flowmcp-recent-caller', { hasText: text.recent.unknownCaller }) });
     await fromClient.first().waitFor({ state: 'visible', ...WAIT });
-    const rows = await local.locator('.flowmcp-recent-call').evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 4).map((td) => td.textContent)),
+    const rows = await local.locator('.flowmcp-recent-call').evaluateAll((items) =>
+      items.map((item) => ['tool', 'caller', 'status'].map((part) => item.querySelector(`.flowmcp-recent-${part}`)?.textContent)),
     );
-    assert.deepEqual(rows[0], ['echo', text.recent.unknownCaller, 'success']);
-    assert.ok(rows.some((row) => row[0] === 'broken' && row[1] === 'editor' && row[2] === 'error'), JSON.stringify(rows));
-    assert.ok(rows.some((row) => row[0] === 'echo' && row[1] === 'editor' && row[2] === 'invalid_arguments'), JSON.stringify(rows));
+    assert.deepEqual(rows[0], ['echo', text.recent.unknownCaller, text.status.success]);
+    assert.ok(rows.some((row) => row[0] === 'broken' && row[1] === 'editor' && row[2] === text.status.error), JSON.stringify(rows));
+    assert.ok(rows.some((row) => row[0] === 'echo' && row[1] === 'editor' && row[2] === text.status.invalid_arguments), JSON.stringify(rows));
 
     // A deploy that adds a tool shows in the list without a click.
     const flows = await nodeRed!.getFlows();

@@ -6,7 +6,6 @@ import { EndpointDirectory, type DirectoryEntry, type EndpointFacts } from '../.
 import { hasPermission } from '../../lib/editor/permissions.js';
 import { editorCaller, parseTryItRequest, runTryIt, type TryItEndpoint } from '../../lib/editor/try-it.js';
 import { RecentCalls } from '../../lib/telemetry/recent-calls.js';
-import { TelemetryBus } from '../../lib/telemetry/telemetry-bus.js';
 import { toolTelemetry, type ToolTelemetry } from '../../lib/telemetry/tool-telemetry.js';
 
 const URL = 'http://127.0.0.1:1881/mcp';
@@ -58,30 +57,25 @@ describe('clientCommands', () => {
 describe('RecentCalls', () => {
   it('keeps the newest calls per endpoint within its bound, newest first', () => {
     const recent = new RecentCalls(2, 10);
-    recent.record(event('/a', 'one'), 1);
-    recent.record(event('/a', 'two', 'claude'), 2);
-    recent.record(event('/a', 'three', 'editor'), 3);
-    assert.deepEqual(recent.of('/a'), [
+    recent.record('node-a', event('/a', 'one'), 1);
+    recent.record('node-a', event('/a', 'two', 'claude'), 2);
+    recent.record('node-a', event('/a', 'three', 'editor'), 3);
+    assert.deepEqual(recent.of('node-a'), [
       { at: 3, tool: 'three', caller: 'editor', status: 'success', durationMs: 2 },
       { at: 2, tool: 'two', caller: 'claude', status: 'success', durationMs: 2 },
     ]);
-    assert.deepEqual(recent.of('/none'), []);
+    assert.deepEqual(recent.of('node-none'), []);
+    recent.forget('node-a');
+    assert.deepEqual(recent.of('node-a'), []);
   });
 
   it('forgets the endpoint called longest ago when it holds too many', () => {
     const recent = new RecentCalls(5, 2);
-    recent.record(event('/a', 'x'));
-    recent.record(event('/b', 'x'));
-    recent.record(event('/a', 'y'));
-    recent.record(event('/c', 'x'));
-    assert.deepEqual([recent.of('/a').length, recent.of('/b').length, recent.of('/c').length], [2, 0, 1]);
-  });
-
-  it('is filled by the telemetry bus even without a metrics subscriber', () => {
-    const bus = new TelemetryBus();
-    assert.equal(bus.hasSubscriber, false);
-    bus.publish(event('/mcp', 'echo'));
-    assert.deepEqual(bus.recent.of('/mcp').map((call) => call.tool), ['echo']);
+    recent.record('a', event('/a', 'x'));
+    recent.record('b', event('/b', 'x'));
+    recent.record('a', event('/a', 'y'));
+    recent.record('c', event('/c', 'x'));
+    assert.deepEqual([recent.of('a').length, recent.of('b').length, recent.of('c').length], [2, 0, 1]);
   });
 });
 
@@ -148,7 +142,7 @@ describe('hasPermission (Node-RED scopes)', () => {
 describe('EndpointDirectory', () => {
   const facts = (id: string, path: string): EndpointFacts => ({
     id, flow: 'tab', name: 'n', path, url: undefined, access: 'local', groups: [], authSlug: undefined, clients: undefined,
-    state: 'failed', counts: { tools: 0, resources: 0, prompts: 0 }, lastError: { message: 'no runtime', at: 1 }, recentCalls: [],
+    state: 'failed', counts: { tools: 0, resources: 0, prompts: 0 }, toolsVersion: undefined, lastError: { message: 'no runtime', at: 1 }, recentCalls: [],
   });
   const entry = (id: string, path: string): DirectoryEntry => ({ id, facts: () => facts(id, path), live: () => undefined, access: undefined });
 

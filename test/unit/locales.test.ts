@@ -43,7 +43,7 @@ const SAME_IN_EVERY_LANGUAGE = [
   'status.invalid',
   'status.failed',
   'sidebar.connect.*',
-  'sidebar.try.status.error',
+  'sidebar.status.error',
 ];
 
 type Catalog = { [key: string]: string | Catalog };

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { clientName } from '../../lib/editor/client-commands.js';
 import { markdownPages } from '../support/doc-links.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -40,6 +41,23 @@ describe('README', () => {
       assert.ok(index.includes(`](${page})`), `docs/README.md links ${page}`);
       assert.ok(readme.includes(`](docs/${page})`), `the README's "Where to read on" links docs/${page}`);
     }
+  });
+});
+
+describe('the five-minute guide', () => {
+  it('registers the example under the name the sidebar and npm start give it', async () => {
+    const example = JSON.parse(read('examples', 'two-tools.json')) as Record<string, unknown>[];
+    const server = example.find((node) => node.type === 'mcp-flow-server')!;
+    const name = clientName(String(server['serverName']));
+    assert.equal(name, 'node-red-example');
+    const guide = oneLine(readme);
+    const claude = [...guide.matchAll(/claude mcp add --transport http (\S+) http:\/\/127\.0\.0\.1:1881\/mcp/g)].map((match) => match[1]);
+    const codex = [...guide.matchAll(/codex mcp add (\S+) --url http:\/\/127\.0\.0\.1:1881\/mcp/g)].map((match) => match[1]);
+    assert.deepEqual([...claude, ...codex], [name, name]);
+    // What `npm start` prints after "Try it:" is built from the same list of endpoints.
+    const { endpointsOf } = (await import(pathToFileURL(join(root, 'scripts', 'start-endpoints.mjs')).href)) as { endpointsOf(flows: unknown[]): { name: string }[] };
+    assert.deepEqual(endpointsOf(example).map((endpoint) => endpoint.name), [name]);
+    assert.match(read('scripts', 'start.mjs'), /claude mcp add --transport http \$\{endpoint\.name\} \$\{endpoint\.url\}/);
   });
 });
 
