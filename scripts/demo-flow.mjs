@@ -6,6 +6,8 @@ import { CLAUDE_CODE_METADATA_DOCUMENT } from '../dist/lib/auth/clients/known-cl
 export const DEMO_PATH = '/oauth-demo';
 export const DEMO_SLUG = 'demo';
 export const DEMO_TOOL = 'whoami';
+/** The endpoint's MCP name; what the sidebar and the printed commands call it (already a valid client name). */
+export const DEMO_SERVER_NAME = 'node-red-demo';
 /** The bridge's client secret at the demo provider reaches the mcp-auth node through this variable. */
 export const DEMO_SECRET_ENV = 'MCP_DEMO_CLIENT_SECRET';
 
@@ -49,7 +51,7 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       type: 'mcp-flow-server',
       z: TAB,
       name: '',
-      serverName: 'node-red-sign-in-demo',
+      serverName: DEMO_SERVER_NAME,
       path: DEMO_PATH,
       runtime: runtimeId,
       access: 'oauth',

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_HOST, startDemoIdp } from './demo-idp.mjs';
-import { DEMO_PATH, DEMO_SECRET_ENV, DEMO_SLUG, DEMO_TOOL, demoFlow } from './demo-flow.mjs';
+import { DEMO_PATH, DEMO_SECRET_ENV, DEMO_SERVER_NAME, DEMO_SLUG, DEMO_TOOL, demoFlow } from './demo-flow.mjs';
 import { linkPalette, portFromEnv, root, startNodeRed, writeDevSettings } from './node-red-dev.mjs';
 import { portInUse, probeEndpoint } from './start-endpoints.mjs';
 
@@ -89,13 +89,13 @@ async function announce(base, issuer, user) {
   OAuth endpoint:     ${oauthUrl}   (tool: ${DEMO_TOOL}; group: ${DEMO_GROUP})
   Demo provider:      ${issuer}   (in memory; forgotten on Ctrl+C)
 
-  1. claude mcp add --transport http node-red-demo ${oauthUrl}
-  2. In Claude Code, run /mcp, pick node-red-demo, sign in in the browser with
+  1. claude mcp add --transport http ${DEMO_SERVER_NAME} ${oauthUrl}
+  2. In Claude Code, run /mcp, pick ${DEMO_SERVER_NAME}, sign in in the browser with
        user name: ${user.username}
        password:  ${user.password}
      and approve the client on the bridge's consent page.
-  3. Ask: "call the ${DEMO_TOOL} tool of node-red-demo"; it answers with ${user.email}.
-  (Codex: codex mcp add node-red-demo --url ${oauthUrl} --oauth-client-registration dcr
+  3. Ask: "call the ${DEMO_TOOL} tool of ${DEMO_SERVER_NAME}"; it answers with ${user.email}.
+  (Codex: codex mcp add ${DEMO_SERVER_NAME} --url ${oauthUrl} --oauth-client-registration dcr
    starts the same sign-in; Codex registers itself with the demo.)
   No internet needed: Claude Code's client metadata document is pinned in the demo's mcp auth.
 `);

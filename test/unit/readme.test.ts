@@ -61,6 +61,21 @@ describe('the five-minute guide', () => {
   });
 });
 
+describe('the sign-in demo', () => {
+  it('is added under the name the sidebar gives its endpoint', async () => {
+    const demo = (await import(pathToFileURL(join(root, 'scripts', 'demo-flow.mjs')).href)) as { demoFlow(options: Record<string, string>): Record<string, unknown>[] };
+    const server = demo.demoFlow({ runtimeId: 'r', issuer: 'http://127.0.0.1:1/', clientId: 'c', group: 'g' }).find((node) => node.type === 'mcp-flow-server')!;
+    const name = clientName(String(server['serverName']));
+    const page = oneLine(read('docs', 'sign-in.md'));
+    const claude = [...page.matchAll(/claude mcp add --transport http (\S+) http:\/\/127\.0\.0\.1:1881\/oauth-demo/g)].map((match) => match[1]);
+    const codex = [...page.matchAll(/codex mcp add (\S+) --url http:\/\/127\.0\.0\.1:1881\/oauth-demo/g)].map((match) => match[1]);
+    assert.deepEqual([...claude, ...codex], [name, name]);
+    // start:oauth prints the commands with the same constant the flow's serverName is.
+    assert.match(read('scripts', 'start-oauth.mjs'), /claude mcp add --transport http \$\{DEMO_SERVER_NAME\} /);
+    assert.match(read('scripts', 'demo-flow.mjs'), /serverName: DEMO_SERVER_NAME,/);
+  });
+});
+
 describe('README against docs/performance.md', () => {
   it('quotes the latest bench run as the performance page gives it', () => {
     const claim = /answered ([\d.]+)× the calls\/s of the same tool wired by hand from core nodes, at ([\d.]+)× its server CPU per call/.exec(oneLine(readme));
