@@ -532,6 +532,54 @@ describe('Node-RED editor with the example flow', () => {
     await mode.waitFor({ state: 'detached', ...WAIT });
   });
 
+  it('offers Redis Cluster storage: seed nodes required and checked in that mode, user and TLS shared with Sentinel', { skip }, async () => {
+    const p = page();
+    const verdicts = await p.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      const saved = { mode: node.mode, clusterNodes: node.clusterNodes, clusterNodesEnv: node.clusterNodesEnv, username: node.username };
+      const judge = (changes: object) => {
+        Object.assign(node, saved, changes);
+        RED.editor.validateNode(node);
+        return node.validationErrors ?? [];
+      };
+      const result = [
+        judge({ mode: 'redis', clusterNodes: undefined, clusterNodesEnv: undefined }),
+        judge({ mode: 'cluster', clusterNodes: '' }),
+        judge({ mode: 'cluster', clusterNodes: 'n1:6379, n2' }),
+        judge({ mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'REDIS_NODES' }),
+        judge({ mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'MCP_REDIS_CLUSTER_NODES', username: 'has space' }),
+        judge({ mode: 'cluster', clusterNodes: 'n1:6379 [::1]:6380' }),
+      ];
+      judge({});
+      return { result, restored: node.valid };
+    }, STORAGE);
+    assert.equal(verdicts.result[3]!.length, 1, 'a non-MCP_ env name is marked');
+    assert.deepEqual({ ...verdicts, result: verdicts.result.filter((_, i) => i !== 3) }, {
+      result: [[], [storageText.errors.missingClusterNodes], [storageText.errors.invalidClusterNodes], [storageText.errors.invalidRedisUser], []],
+      restored: true,
+    });
+
+    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
+    const mode = p.locator('#node-config-input-mode');
+    await mode.waitFor({ state: 'visible', ...WAIT });
+    const shown = async () => ({
+      url: await p.locator('#node-config-input-url').isVisible(),
+      sentinels: await p.locator('#node-config-input-sentinels').isVisible(),
+      clusterNodes: await p.locator('#node-config-input-clusterNodes').isVisible(),
+      username: await p.locator('#node-config-input-username').isVisible(),
+      tls: await p.locator('#node-config-input-tls').isVisible(),
+      password: await p.locator('#node-config-input-password').isVisible(),
+    });
+    await mode.selectOption('cluster');
+    assert.deepEqual(await shown(), { url: false, sentinels: false, clusterNodes: true, username: true, tls: true, password: true }, 'cluster mode');
+    await mode.selectOption('sentinel');
+    assert.deepEqual(await shown(), { url: false, sentinels: true, clusterNodes: false, username: true, tls: true, password: true }, 'sentinel mode');
+    await mode.selectOption('memory');
+    assert.deepEqual(await shown(), { url: false, sentinels: false, clusterNodes: false, username: false, tls: false, password: false }, 'memory mode');
+    await cancelOpenDialogs(p);
+    await mode.waitFor({ state: 'detached', ...WAIT });
+  });
+
   it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {
     const p = page();
     assert.deepEqual(DIALOGS.map((dialog) => dialog.type).sort(), Object.keys(paletteLabels).sort(), 'one dialog per palette node type');
