@@ -69,7 +69,8 @@ export class RedisChannels {
     subscriber.on('ready', () => this.subscribe(subscriber, this.pending()));
     // Cluster: a channel whose SSUBSCRIBE failed (no subscriber for its slot yet) is tried again at
     // each slot refresh, until ioredis's subscriber group holds it.
-    if (this.sharded) subscriber.on('refresh', () => this.subscribe(subscriber, this.pending()));
+    // (The first refresh comes before `ready`, when nothing can be sent yet.)
+    if (this.sharded) subscriber.on('refresh', () => subscriber.status === 'ready' && this.subscribe(subscriber, this.pending()));
     subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.deliver(channel, message));
     // Outages are reported once, by the command connection's state; this one only reconnects.
     subscriber.on('error', (error: unknown) => this.logger.debug(`redis event connection error (${redisErrorToken(error)})`));
