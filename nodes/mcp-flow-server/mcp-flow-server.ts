@@ -294,7 +294,7 @@ export default function (RED: NodeAPI) {
         measureContentResponses: () => telemetry?.wantsContent ?? false,
         onCallFinished: (call) => {
           // Always published: the editor's sidebar keeps the last few calls even without a metrics node.
-          telemetry?.publish(toolTelemetry(call));
+          telemetry?.publish(toolTelemetry(call, storage));
           // Calls are audited where there is someone to audit: on endpoints with sign-in, and every
           // call an editor user started from the sidebar.
           const line = signedIn || call.caller.editor ? toolCallAudit(call) : undefined;

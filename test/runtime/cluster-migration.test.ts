@@ -41,6 +41,11 @@ function instanceFlows(port: number, baseUrl: string, issuer: string, instance: 
     answer('mark-fn', `node.warn('mark reached the flow: ' + msg.payload.arguments.marker);\nmsg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: '${instance}' };\nreturn msg;`, 'fs'),
     tool('t-mark', { name: 'mark', endpoint: '/tools', input: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] } }),
   ];
+  // Telemetry says what the storage talks to (logged once, not per call).
+  flows.push(
+    { id: 'metrics', type: 'mcp-server-metrics', z: 'tab-tests', name: '', runtime: 'rt', x: 100, y: 300, wires: [['telemetry-fn']] },
+    answer('telemetry-fn', `if (!context.get('told')) { context.set('told', true); node.warn('telemetry redisRole=' + msg.payload.redisRole + ' redisSwitches=' + msg.payload.redisSwitches); }\nreturn null;`, ''),
+  );
   if (instance !== 'two') return flows;
   return [
     ...flows,
@@ -162,6 +167,7 @@ describe(`two Node-RED instances on a Redis Cluster through slot migrations, on 
     await call(origins[0], 'mark', 'after-0');
     await call(origins[1], 'plant-a.x', 'after-1');
     await refresh(origins[1]);
+    for (const process of [one, two]) assert.match(process.output(), /telemetry redisRole=cluster redisSwitches=0/);
     for (const process of [one, two]) assert.equal((process.output().match(/redis storage cluster failover/g) ?? []).length, 0, 'a migration is not a failover');
     const relayed = [...answered].filter((marker) => Number(marker.split('-')[0]) % 3 === 0).length;
     console.log(
