@@ -2,7 +2,7 @@ import { blankToUndefined, envNameFrom, readEnv } from '../config/env-secrets.js
 import { McpPaletteError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { MemoryStore } from './memory-store.js';
-import { parseSentinelAddresses, type ClusterTarget, type SentinelTarget } from './redis-connection.js';
+import { parseSentinelAddresses, type ClusterTarget, type SentinelAddress, type SentinelTarget } from './redis-connection.js';
 import { createRedisStore } from './redis-store.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { KEY_PREFIX_PATTERN } from './store-arguments.js';
@@ -63,38 +63,35 @@ export function parseStorageConfig(
   return Object.freeze({ mode, keyPrefix, url, password: readPassword() });
 }
 
-function parseSentinel(
-  config: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-  sentinelsEnv: string | undefined,
-  password: string | undefined,
-  sentinelPassword: string | undefined,
-): SentinelTarget {
-  const listed = sentinelsEnv ? readEnv(env, sentinelsEnv) : blankToUndefined(config.sentinels);
-  if (listed === undefined) throw new McpPaletteError('missing_sentinels', 'sentinel mode needs the sentinel addresses', { field: 'sentinels' });
-  const sentinels = parseSentinelAddresses(listed);
-  // The list itself is not secret, but it may hold a password pasted by mistake: never echo it.
-  if (!sentinels) throw new McpPaletteError('invalid_sentinels', 'sentinel addresses must be host:port entries separated by commas', { field: 'sentinels' });
+type Env = Readonly<Record<string, string | undefined>>;
+
+function parseSentinel(config: Record<string, unknown>, env: Env, sentinelsEnv: string | undefined, password: string | undefined, sentinelPassword: string | undefined): SentinelTarget {
+  const sentinels = addressList(env, sentinelsEnv, config.sentinels, 'sentinels', 'missing_sentinels', 'invalid_sentinels');
   const name = blankToUndefined(config.sentinelName);
   if (name === undefined) throw new McpPaletteError('missing_sentinel_name', 'sentinel mode needs the group (master) name', { field: 'sentinelName' });
   if (!GROUP_NAME.test(name)) throw new McpPaletteError('invalid_sentinel_name', 'the group name must match [A-Za-z0-9_.-]{1,64}', { field: 'sentinelName' });
   const username = userName(config.username, 'username');
   const sentinelUsername = userName(config.sentinelUsername, 'sentinelUsername');
-  return { sentinels, name, username, password, sentinelUsername, sentinelPassword, tls: config.tls === true || config.tls === 'true' };
+  return { sentinels, name, username, password, sentinelUsername, sentinelPassword, tls: isOn(config.tls) };
 }
 
-function parseCluster(
-  config: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-  nodesEnv: string | undefined,
-  password: string | undefined,
-): ClusterTarget {
-  const listed = nodesEnv ? readEnv(env, nodesEnv) : blankToUndefined(config.clusterNodes);
-  if (listed === undefined) throw new McpPaletteError('missing_cluster_nodes', 'cluster mode needs the addresses of some cluster nodes', { field: 'clusterNodes' });
-  const nodes = parseSentinelAddresses(listed);
-  // Never echoed, like the sentinels: it may hold a password pasted by mistake.
-  if (!nodes) throw new McpPaletteError('invalid_cluster_nodes', 'cluster node addresses must be host:port entries separated by commas', { field: 'clusterNodes' });
-  return { nodes, username: userName(config.username, 'username'), password, tls: config.tls === true || config.tls === 'true' };
+function parseCluster(config: Record<string, unknown>, env: Env, nodesEnv: string | undefined, password: string | undefined): ClusterTarget {
+  const nodes = addressList(env, nodesEnv, config.clusterNodes, 'clusterNodes', 'missing_cluster_nodes', 'invalid_cluster_nodes');
+  return { nodes, username: userName(config.username, 'username'), password, tls: isOn(config.tls) };
+}
+
+/** The sentinels' or the cluster's seed nodes' host:port list, from its env variable or its field. */
+function addressList(env: Env, envName: string | undefined, value: unknown, field: string, missing: string, invalid: string): SentinelAddress[] {
+  const listed = envName ? readEnv(env, envName) : blankToUndefined(value);
+  if (listed === undefined) throw new McpPaletteError(missing, `the ${field} field needs host:port addresses`, { field });
+  const addresses = parseSentinelAddresses(listed);
+  // The list itself is not secret, but it may hold a password pasted by mistake: never echo it.
+  if (!addresses) throw new McpPaletteError(invalid, `${field} must be host:port entries separated by commas`, { field });
+  return addresses;
+}
+
+function isOn(value: unknown): boolean {
+  return value === true || value === 'true';
 }
 
 function userName(value: unknown, field: string): string | undefined {

@@ -482,26 +482,34 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(restored, { asks: undefined, asksRequired: undefined, asksBeforeTask: undefined, taskSupport: undefined, valid: true, dirty: false });
   });
 
+  /** Validates the storage node with each set of changes (then restores it): the messages of each, and whether it is valid again. */
+  async function storageVerdicts(p: ReturnType<typeof page>, fields: string[], cases: object[]): Promise<{ result: string[][]; restored: boolean }> {
+    return await p.evaluate(
+      ({ id, fields, cases }) => {
+        const node = RED.nodes.node(id);
+        const saved = Object.fromEntries(fields.map((field) => [field, node[field]]));
+        const judge = (changes: object) => {
+          Object.assign(node, saved, changes);
+          RED.editor.validateNode(node);
+          return node.validationErrors ?? [];
+        };
+        const result = cases.map(judge);
+        judge({});
+        return { result, restored: node.valid };
+      },
+      { id: STORAGE, fields, cases },
+    );
+  }
+
   it('offers Redis Sentinel storage: its rows only in that mode, required fields and address lists checked, a URL-mode node unchanged', { skip }, async () => {
     const p = page();
-    const verdicts = await p.evaluate((id) => {
-      const node = RED.nodes.node(id);
-      const saved = { mode: node.mode, sentinels: node.sentinels, sentinelsEnv: node.sentinelsEnv, sentinelName: node.sentinelName, username: node.username };
-      const judge = (changes: object) => {
-        Object.assign(node, saved, changes);
-        RED.editor.validateNode(node);
-        return node.validationErrors ?? [];
-      };
-      const result = [
-        judge({ mode: 'redis', sentinels: undefined, sentinelName: undefined }),
-        judge({ mode: 'sentinel', sentinels: '', sentinelName: '' }),
-        judge({ mode: 'sentinel', sentinels: 's1:26379, s2', sentinelName: 'my master' }),
-        judge({ mode: 'sentinel', sentinels: '', sentinelsEnv: 'MCP_REDIS_SENTINELS', sentinelName: 'mymaster', username: 'has space' }),
-        judge({ mode: 'sentinel', sentinels: 's1:26379, [::1]:26380', sentinelName: 'mymaster' }),
-      ];
-      judge({});
-      return { result, restored: node.valid };
-    }, STORAGE);
+    const verdicts = await storageVerdicts(p, ['mode', 'sentinels', 'sentinelsEnv', 'sentinelName', 'username'], [
+      { mode: 'redis', sentinels: undefined, sentinelName: undefined },
+      { mode: 'sentinel', sentinels: '', sentinelName: '' },
+      { mode: 'sentinel', sentinels: 's1:26379, s2', sentinelName: 'my master' },
+      { mode: 'sentinel', sentinels: '', sentinelsEnv: 'MCP_REDIS_SENTINELS', sentinelName: 'mymaster', username: 'has space' },
+      { mode: 'sentinel', sentinels: 's1:26379, [::1]:26380', sentinelName: 'mymaster' },
+    ]);
     assert.deepEqual(verdicts, {
       result: [
         [],
@@ -534,25 +542,14 @@ describe('Node-RED editor with the example flow', () => {
 
   it('offers Redis Cluster storage: seed nodes required and checked in that mode, user and TLS shared with Sentinel', { skip }, async () => {
     const p = page();
-    const verdicts = await p.evaluate((id) => {
-      const node = RED.nodes.node(id);
-      const saved = { mode: node.mode, clusterNodes: node.clusterNodes, clusterNodesEnv: node.clusterNodesEnv, username: node.username };
-      const judge = (changes: object) => {
-        Object.assign(node, saved, changes);
-        RED.editor.validateNode(node);
-        return node.validationErrors ?? [];
-      };
-      const result = [
-        judge({ mode: 'redis', clusterNodes: undefined, clusterNodesEnv: undefined }),
-        judge({ mode: 'cluster', clusterNodes: '' }),
-        judge({ mode: 'cluster', clusterNodes: 'n1:6379, n2' }),
-        judge({ mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'REDIS_NODES' }),
-        judge({ mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'MCP_REDIS_CLUSTER_NODES', username: 'has space' }),
-        judge({ mode: 'cluster', clusterNodes: 'n1:6379 [::1]:6380' }),
-      ];
-      judge({});
-      return { result, restored: node.valid };
-    }, STORAGE);
+    const verdicts = await storageVerdicts(p, ['mode', 'clusterNodes', 'clusterNodesEnv', 'username'], [
+      { mode: 'redis', clusterNodes: undefined, clusterNodesEnv: undefined },
+      { mode: 'cluster', clusterNodes: '' },
+      { mode: 'cluster', clusterNodes: 'n1:6379, n2' },
+      { mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'REDIS_NODES' },
+      { mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'MCP_REDIS_CLUSTER_NODES', username: 'has space' },
+      { mode: 'cluster', clusterNodes: 'n1:6379 [::1]:6380' },
+    ]);
     assert.equal(verdicts.result[3]!.length, 1, 'a non-MCP_ env name is marked');
     assert.deepEqual({ ...verdicts, result: verdicts.result.filter((_, i) => i !== 3) }, {
       result: [[], [storageText.errors.missingClusterNodes], [storageText.errors.invalidClusterNodes], [storageText.errors.invalidRedisUser], []],
