@@ -501,6 +501,25 @@ describe('Node-RED editor with the example flow', () => {
     );
   }
 
+  /** Opens the storage node's dialog; `shown(mode)` picks a mode and says which of `fields` are visible. */
+  async function openStorageDialog(p: ReturnType<typeof page>, fields: string[]) {
+    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
+    const mode = p.locator('#node-config-input-mode');
+    await mode.waitFor({ state: 'visible', ...WAIT });
+    return {
+      async shown(choice?: string): Promise<Record<string, boolean>> {
+        if (choice) await mode.selectOption(choice);
+        const visible: Record<string, boolean> = {};
+        for (const field of fields) visible[field] = await p.locator(`#node-config-input-${field}`).isVisible();
+        return visible;
+      },
+      async close(): Promise<void> {
+        await cancelOpenDialogs(p);
+        await mode.waitFor({ state: 'detached', ...WAIT });
+      },
+    };
+  }
+
   it('offers Redis Sentinel storage: its rows only in that mode, required fields and address lists checked, a URL-mode node unchanged', { skip }, async () => {
     const p = page();
     const verdicts = await storageVerdicts(p, ['mode', 'sentinels', 'sentinelsEnv', 'sentinelName', 'username'], [
@@ -521,23 +540,11 @@ describe('Node-RED editor with the example flow', () => {
       restored: true,
     });
 
-    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
-    const mode = p.locator('#node-config-input-mode');
-    await mode.waitFor({ state: 'visible', ...WAIT });
-    const shown = async () => ({
-      url: await p.locator('#node-config-input-url').isVisible(),
-      sentinels: await p.locator('#node-config-input-sentinels').isVisible(),
-      sentinelName: await p.locator('#node-config-input-sentinelName').isVisible(),
-      sentinelPassword: await p.locator('#node-config-input-sentinelPassword').isVisible(),
-      password: await p.locator('#node-config-input-password').isVisible(),
-    });
-    assert.deepEqual(await shown(), { url: false, sentinels: false, sentinelName: false, sentinelPassword: false, password: false }, 'memory mode');
-    await mode.selectOption('sentinel');
-    assert.deepEqual(await shown(), { url: false, sentinels: true, sentinelName: true, sentinelPassword: true, password: true }, 'sentinel mode');
-    await mode.selectOption('redis');
-    assert.deepEqual(await shown(), { url: true, sentinels: false, sentinelName: false, sentinelPassword: false, password: true }, 'one-URL mode');
-    await cancelOpenDialogs(p);
-    await mode.waitFor({ state: 'detached', ...WAIT });
+    const dialog = await openStorageDialog(p, ['url', 'sentinels', 'sentinelName', 'sentinelPassword', 'password']);
+    assert.deepEqual(await dialog.shown(), { url: false, sentinels: false, sentinelName: false, sentinelPassword: false, password: false }, 'memory mode');
+    assert.deepEqual(await dialog.shown('sentinel'), { url: false, sentinels: true, sentinelName: true, sentinelPassword: true, password: true }, 'sentinel mode');
+    assert.deepEqual(await dialog.shown('redis'), { url: true, sentinels: false, sentinelName: false, sentinelPassword: false, password: true }, 'one-URL mode');
+    await dialog.close();
   });
 
   it('offers Redis Cluster storage: seed nodes required and checked in that mode, user and TLS shared with Sentinel', { skip }, async () => {
@@ -556,25 +563,11 @@ describe('Node-RED editor with the example flow', () => {
       restored: true,
     });
 
-    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
-    const mode = p.locator('#node-config-input-mode');
-    await mode.waitFor({ state: 'visible', ...WAIT });
-    const shown = async () => ({
-      url: await p.locator('#node-config-input-url').isVisible(),
-      sentinels: await p.locator('#node-config-input-sentinels').isVisible(),
-      clusterNodes: await p.locator('#node-config-input-clusterNodes').isVisible(),
-      username: await p.locator('#node-config-input-username').isVisible(),
-      tls: await p.locator('#node-config-input-tls').isVisible(),
-      password: await p.locator('#node-config-input-password').isVisible(),
-    });
-    await mode.selectOption('cluster');
-    assert.deepEqual(await shown(), { url: false, sentinels: false, clusterNodes: true, username: true, tls: true, password: true }, 'cluster mode');
-    await mode.selectOption('sentinel');
-    assert.deepEqual(await shown(), { url: false, sentinels: true, clusterNodes: false, username: true, tls: true, password: true }, 'sentinel mode');
-    await mode.selectOption('memory');
-    assert.deepEqual(await shown(), { url: false, sentinels: false, clusterNodes: false, username: false, tls: false, password: false }, 'memory mode');
-    await cancelOpenDialogs(p);
-    await mode.waitFor({ state: 'detached', ...WAIT });
+    const dialog = await openStorageDialog(p, ['url', 'sentinels', 'clusterNodes', 'username', 'tls', 'password']);
+    assert.deepEqual(await dialog.shown('cluster'), { url: false, sentinels: false, clusterNodes: true, username: true, tls: true, password: true }, 'cluster mode');
+    assert.deepEqual(await dialog.shown('sentinel'), { url: false, sentinels: true, clusterNodes: false, username: true, tls: true, password: true }, 'sentinel mode');
+    assert.deepEqual(await dialog.shown('memory'), { url: false, sentinels: false, clusterNodes: false, username: false, tls: false, password: false }, 'memory mode');
+    await dialog.close();
   });
 
   it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {
