@@ -3,18 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { answer, clusterStorage, flowServer, oauthServer, oidcAuth, runtimeBehind, tab, tool } from '../support/flows.js';
 import { startLoad } from '../support/failover-load.js';
-import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
-import { freePort } from '../support/ports.js';
+import { postJsonRpc } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode } from '../support/node-red-process.js';
+import { claudeLikeDocument } from '../support/oauth-client.js';
 import { startClusterDeployment, type ClusterDeployment } from '../support/redis-cluster.js';
 import { redisServerOnPath } from '../support/redis-server.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import { startSignedInPair, Unclear, type SignedInPair } from '../support/signed-in-pair.js';
 
 /**
  * Two Node-RED instances behind one Base URL on a real Redis Cluster (three primaries on loopback).
  * Both serve a signed-in endpoint whose tools are a local one (`mark`) and one relayed to an edge
- * (site plant-a, on instance two) through sharded pub/sub. While tool calls, relayed calls and
+ * (site plant-a, on instance pair.two) through sharded pub/sub. While tool calls, relayed calls and
  * refresh-token rotations run against both, thousands of slots migrate between the primaries
  * (ASK during the move, MOVED after). Counted: answers, clear errors (503 with Retry-After, or a
  * relayed call's error result naming the site), anything else, hangs, and calls that ran twice.
@@ -55,39 +54,16 @@ function instanceFlows(port: number, baseUrl: string, issuer: string, instance: 
   ];
 }
 
-class Unclear extends Error {}
-
 describe(`two Node-RED instances on a Redis Cluster through slot migrations, on ${nodeRedPackage}`, { skip: NEEDS_REDIS }, () => {
-  let idp: TestIdp;
   let deployment: ClusterDeployment;
-  let one: NodeRedProcess;
-  let two: NodeRedProcess;
-  let origins: [string, string];
-  let accessToken: string;
-  let refreshToken: string;
+  let pair: SignedInPair;
 
   before(async () => {
-    const ports = [await freePort(), await freePort()] as const;
-    origins = [`http://127.0.0.1:${ports[0]}`, `http://127.0.0.1:${ports[1]}`];
-    idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${origins[0]}/oauth/team/callback`] }], refreshTokens: true });
     deployment = await startClusterDeployment();
-    const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_CLUSTER_NODES: deployment.nodes };
-    const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
-    [one, two] = await Promise.all([
-      startNodeRed(instanceFlows(ports[0], origins[0], idp.issuer, 'one'), { env, credentials }),
-      startNodeRed(instanceFlows(ports[1], origins[0], idp.issuer, 'two'), { env, credentials }),
-    ]);
-    await Promise.all(origins.map((origin) => waitForEndpoint(`${origin}/tools`)));
-    const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
-    await (await signedInClient(`${origins[0]}/tools`, provider, idp, 'alice')).close();
-    const tokens = provider.tokens();
-    assert.ok(tokens.refresh_token, 'a refresh token was issued');
-    accessToken = tokens.access_token;
-    refreshToken = tokens.refresh_token;
+    pair = await startSignedInPair({ clientId: CLIENT_ID, secret: SECRET, refreshKey: REFRESH_KEY, env: { MCP_TEST_CLUSTER_NODES: deployment.nodes }, flows: (port, baseUrl, issuer, instance) => instanceFlows(port, baseUrl, issuer, instance) });
   });
   after(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await idp?.stop();
+    await pair?.stop();
     await deployment?.stop();
   });
 
@@ -96,7 +72,7 @@ describe(`two Node-RED instances on a Redis Cluster through slot migrations, on 
 
   /** One tool call; resolves when answered, throws Unclear for anything but a clear, retryable failure. */
   async function call(origin: string, name: string, marker: string): Promise<void> {
-    const response = await postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { marker } } }, { authorization: `Bearer ${accessToken}` });
+    const response = await postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { marker } } }, { authorization: `Bearer ${pair.accessToken}` });
     const result = response.status === 200 ? response.json().result : undefined;
     const text = result?.content?.[0]?.text;
     if (result && !result.isError && typeof text === 'string') return;
@@ -113,27 +89,17 @@ describe(`two Node-RED instances on a Redis Cluster through slot migrations, on 
     throw new Unclear(`${name} ${marker}: ${response.status} ${response.body.slice(0, 200)}`);
   }
 
-  /** One refresh, as a client does it: keeps the new pair, or keeps the old token after a 503. */
-  async function refresh(origin: string): Promise<void> {
-    const answer = await postToken(origin, 'team', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: CLIENT_ID }).toString());
-    if (answer.status === 200) {
-      accessToken = answer.body.access_token;
-      refreshToken = answer.body.refresh_token;
-      return;
-    }
-    if (answer.status === 503 && answer.headers.get('retry-after')) throw new Error('retryable');
-    throw new Unclear(`refresh: ${answer.status} ${JSON.stringify(answer.body)}`);
-  }
+  const refresh = (origin: string) => pair.refresh(origin);
 
   const seen = (pattern: RegExp) => {
     const counts = new Map<string, number>();
-    for (const process of [one, two]) for (const match of process.output().matchAll(pattern)) counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + 1);
+    for (const process of [pair.one, pair.two]) for (const match of process.output().matchAll(pattern)) counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + 1);
     return counts;
   };
 
   it('serves local and relayed calls and refreshes while slots migrate: clear errors only, no hang, nothing twice, no new sign-in', async () => {
     // The relayed tool is listed once the edge announced it.
-    await waitForTool(origins[0], 'plant-a.x', accessToken);
+    await waitForTool(pair.origins[0], 'plant-a.x', pair.accessToken);
     const answered = new Set<string>();
     const isClear = (error: unknown) => error instanceof Error && !(error instanceof Unclear);
     const calls = startLoad({
@@ -143,11 +109,11 @@ describe(`two Node-RED instances on a Redis Cluster through slot migrations, on 
       pauseMs: 5,
       operation: async (worker, sequence) => {
         const marker = `${worker}-${sequence}`;
-        await call(origins[(worker + sequence) % 2]!, worker % 3 === 0 ? 'plant-a.x' : 'mark', marker);
+        await call(pair.origins[(worker + sequence) % 2]!, worker % 3 === 0 ? 'plant-a.x' : 'mark', marker);
         answered.add(marker);
       },
     });
-    const refreshes = startLoad({ workers: 1, hangAfterMs: HANG_AFTER_MS, isClear, pauseMs: 100, operation: (_, sequence) => refresh(origins[sequence % 2]!) });
+    const refreshes = startLoad({ workers: 1, hangAfterMs: HANG_AFTER_MS, isClear, pauseMs: 100, operation: (_, sequence) => refresh(pair.origins[sequence % 2]!) });
     await calls.successes(100);
     const [a, b, c] = deployment.ports as [number, number, number];
     const started = Date.now();
@@ -164,11 +130,11 @@ describe(`two Node-RED instances on a Redis Cluster through slot migrations, on 
     assert.deepEqual([...reached].filter(([, count]) => count > 1), [], 'no call ran twice');
     assert.deepEqual([...answered].filter((marker) => reached.get(marker) !== 1), [], 'every answered call ran once');
     // The sign-in from before the migration still works on both instances, relayed calls too.
-    await call(origins[0], 'mark', 'after-0');
-    await call(origins[1], 'plant-a.x', 'after-1');
-    await refresh(origins[1]);
-    for (const process of [one, two]) assert.match(process.output(), /telemetry redisRole=cluster redisSwitches=0/);
-    for (const process of [one, two]) assert.equal((process.output().match(/redis storage cluster failover/g) ?? []).length, 0, 'a migration is not a failover');
+    await call(pair.origins[0], 'mark', 'after-0');
+    await call(pair.origins[1], 'plant-a.x', 'after-1');
+    await refresh(pair.origins[1]);
+    for (const process of [pair.one, pair.two]) assert.match(process.output(), /telemetry redisRole=cluster redisSwitches=0/);
+    for (const process of [pair.one, pair.two]) assert.equal((process.output().match(/redis storage cluster failover/g) ?? []).length, 0, 'a migration is not a failover');
     const relayed = [...answered].filter((marker) => Number(marker.split('-')[0]) % 3 === 0).length;
     console.log(
       `# slot migration (2 × ${SLOTS} slots, ${firstMs} + ${secondMs} ms, ${Date.now() - started} ms with the calls after): tool calls ${callCounts.ok} answered (${relayed} relayed to the edge), ` +
