@@ -1,9 +1,12 @@
 import type { Logger } from '../core/logger.js';
 
-/** The server a Sentinel-mode store writes to, and since when: what the node status shows. */
+/**
+ * The server a Sentinel-mode store writes to (`primary`), or the primaries of a Cluster (`cluster`),
+ * and since when: what the node status shows.
+ */
 export interface StorePrimary {
-  readonly role: 'primary';
-  /** host:port as the socket sees it. */
+  readonly role: 'primary' | 'cluster';
+  /** host:port as the socket sees it; a Cluster's primaries as a sorted, comma-separated list. */
   readonly address: string;
   /** Epoch ms of the first connection to this address. */
   readonly since: number;
@@ -12,17 +15,19 @@ export interface StorePrimary {
 }
 
 /**
- * Follows which server the connection lands on at each `ready`. A new address after the first is a
- * failover: logged once here, whatever number of calls fail or wait meanwhile (those are answered
- * 503 without a line each).
+ * Follows which server the connection lands on at each `ready` (Sentinel), or which primaries a
+ * Cluster has at each slot refresh. A new address after the first is a failover: logged once here,
+ * whatever number of calls fail or wait meanwhile (those are answered 503 without a line each).
  */
 export class PrimaryWatch {
   private current: StorePrimary | undefined;
   private readonly logger: Logger;
+  private readonly role: StorePrimary['role'];
   private readonly now: () => number;
 
-  constructor(logger: Logger, now: () => number = Date.now) {
+  constructor(logger: Logger, role: StorePrimary['role'] = 'primary', now: () => number = Date.now) {
     this.logger = logger;
+    this.role = role;
     this.now = now;
   }
 
@@ -34,8 +39,11 @@ export class PrimaryWatch {
     if (address === undefined) return;
     const previous = this.current;
     if (previous?.address === address) return;
-    this.current = { role: 'primary', address, since: this.now(), switches: previous ? previous.switches + 1 : 0 };
-    if (previous) this.logger.warn(`redis storage failover: the primary is now ${address} (was ${previous.address})`);
+    this.current = { role: this.role, address, since: this.now(), switches: previous ? previous.switches + 1 : 0 };
+    if (this.role === 'cluster') {
+      if (previous) this.logger.warn(`redis storage cluster failover: the primaries are now ${address} (were ${previous.address})`);
+      else this.logger.info(`redis storage cluster primaries are ${address}`);
+    } else if (previous) this.logger.warn(`redis storage failover: the primary is now ${address} (was ${previous.address})`);
     else this.logger.info(`redis storage primary is ${address}`);
   }
 }

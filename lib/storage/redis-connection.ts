@@ -1,5 +1,6 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import { McpPaletteError } from '../core/errors.js';
+import { openCluster, type ClusterTarget } from './cluster-connection.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 
 export interface SentinelAddress {
@@ -22,10 +23,14 @@ export interface SentinelTarget {
   readonly tls: boolean;
 }
 
-/** Where a store connects: one URL (redis:// or rediss://), or whichever primary a Sentinel group names. */
+/** Where a store connects: one URL (redis:// or rediss://), whichever primary a Sentinel group names, or a Cluster. */
 export type RedisTarget =
   | { readonly url: string; readonly password?: string | undefined }
-  | { readonly sentinel: SentinelTarget };
+  | { readonly sentinel: SentinelTarget }
+  | { readonly cluster: ClusterTarget };
+
+/** One server or a Sentinel-found primary (Redis), or every primary of a Cluster. */
+export type RedisClient = Redis | Cluster;
 
 const CLIENT_OPTIONS: RedisOptions = Object.freeze({
   // Fail fast while disconnected: a queued command would hold an OAuth request open for the whole
@@ -53,8 +58,16 @@ export function isSentinelTarget(target: RedisTarget): target is { readonly sent
   return 'sentinel' in target;
 }
 
-/** A new ioredis connection to the target; `overrides` set per-connection options (names, pub/sub). */
-export function openClient(target: RedisTarget, overrides: RedisOptions = {}): Redis {
+export function isClusterTarget(target: RedisTarget): target is { readonly cluster: ClusterTarget } {
+  return 'cluster' in target;
+}
+
+/**
+ * A new ioredis connection to the target; `overrides` set per-connection options (names, pub/sub).
+ * `events`: the connection that listens (on a Cluster, with sharded subscriptions).
+ */
+export function openClient(target: RedisTarget, overrides: RedisOptions = {}, events = false): RedisClient {
+  if (isClusterTarget(target)) return openCluster(target.cluster, { ...CLIENT_OPTIONS, ...overrides }, retryDelay, events);
   if (isSentinelTarget(target)) return new Redis({ ...CLIENT_OPTIONS, ...overrides, ...sentinelOptions(target.sentinel) });
   const { url, password } = target;
   try {
@@ -72,7 +85,7 @@ export function openClient(target: RedisTarget, overrides: RedisOptions = {}): R
  * SIGKILL of the primary, reconnect under way, then +switch-master), which would leave the store
  * failed, or its subscriptions gone, until a redeploy. `closing` says when an end is ours.
  */
-export function reconnectWhenEnded(client: Redis, closing: () => boolean): void {
+export function reconnectWhenEnded(client: RedisClient, closing: () => boolean): void {
   client.on('end', () => {
     if (closing()) return;
     const timer = setTimeout(() => {
@@ -113,12 +126,14 @@ function withoutUrlPassword(url: string): string {
   return parsed.toString();
 }
 
+export type { ClusterTarget } from './cluster-connection.js';
+
 const HOST_PORT = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
 
 /**
  * `host:port` entries separated by commas, spaces or new lines (`[::1]:26379` for IPv6); undefined
  * when any entry is malformed or none is given, so a typo is a configuration error, not a sentinel
- * that is silently left out.
+ * (or cluster seed node) that is silently left out.
  */
 export function parseSentinelAddresses(text: string): SentinelAddress[] | undefined {
   const entries = text.split(/[\s,]+/).filter((entry) => entry !== '');

@@ -1,8 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
 import type { StorePrimary } from './primary-watch.js';
-import { isSentinelTarget, openClient, reconnectWhenEnded, type RedisTarget } from './redis-connection.js';
+import { ClusterFollower } from './cluster-follower.js';
+import { RedisChannels } from './redis-channels.js';
+import { isClusterTarget, isSentinelTarget, openClient, reconnectWhenEnded, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
@@ -11,8 +13,8 @@ import { StoreStateTracker } from './store-state.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
 
 /**
- * One URL (redis:// or rediss://, may carry user, password and db; `password` wins over the URL's)
- * or a Sentinel group. Never logged.
+ * One URL (redis:// or rediss://, may carry user, password and db; `password` wins over the URL's),
+ * a Sentinel group or a Cluster. Never logged.
  */
 export type RedisStoreOptions = RedisTarget & {
   readonly keyPrefix?: string;
@@ -78,6 +80,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
  */
 export class RedisStore implements Store {
   readonly mode = 'redis' as const;
+  /** Typed as one server: a Cluster takes the same single-key commands and routes each by its slot. */
   private readonly client: Redis;
   private readonly scripts: ScriptCommands;
   private readonly tracker: StoreStateTracker;
@@ -88,10 +91,10 @@ export class RedisStore implements Store {
   private readonly target: RedisTarget;
   /** Sentinel mode only: which primary, and how many replicas a write must reach; one URL: as before. */
   private readonly follower: SentinelFollower | undefined;
-  /** A second connection, opened with the first subscription: a subscribed Redis connection runs nothing else. */
-  private subscriber: Redis | undefined;
+  /** Cluster mode only: which primaries, and when a failover replaced one. */
+  private readonly clusterFollower: ClusterFollower | undefined;
+  private readonly channels: RedisChannels;
   private readonly refusedLog = new LogThrottle(60_000);
-  private readonly channels = new Map<string, Set<(message: string) => void>>();
   /** Rendered channel and message of each publishOnClose not cancelled yet. */
   private readonly lastWords = new Set<{ readonly channel: string; readonly message: string }>();
 
@@ -99,10 +102,13 @@ export class RedisStore implements Store {
     this.keyPrefix = options.keyPrefix ?? STORAGE_DEFAULTS.keyPrefix;
     assertKeyPrefix(this.keyPrefix);
     this.logger = options.logger;
-    this.target = isSentinelTarget(options) ? { sentinel: options.sentinel } : { url: options.url, password: options.password };
+    this.target = targetOf(options);
     this.tracker = new StoreStateTracker('connecting', () => this.logger.warn('a storage state listener threw'));
-    this.client = openClient(this.target);
+    const client: RedisClient = openClient(this.target);
+    this.client = client as Redis;
     this.follower = isSentinelTarget(options) ? new SentinelFollower(this.client, this.logger) : undefined;
+    this.clusterFollower = isClusterTarget(options) ? new ClusterFollower(client as Cluster, this.logger) : undefined;
+    this.channels = new RedisChannels(this.target, this.logger, () => this.closing !== undefined);
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.client.defineCommand('mcpIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.client.defineCommand('mcpAddToBoundedSet', { numberOfKeys: 1, lua: ADD_TO_BOUNDED_SET_LUA });
@@ -111,6 +117,7 @@ export class RedisStore implements Store {
     this.client.on('ready', () => {
       // Before `ready` is announced, so a status drawn on the state change names the new primary.
       this.follower?.connected();
+      this.clusterFollower?.connected();
       this.enter('ready');
     });
     // After an auth or TLS failure every retry fails the same way; stay `failed` until one succeeds.
@@ -128,7 +135,7 @@ export class RedisStore implements Store {
   }
 
   get primary(): StorePrimary | undefined {
-    return this.follower?.primary;
+    return (this.follower ?? this.clusterFollower)?.primary;
   }
 
   async put(key: StoreKey, value: string, ttlSeconds: number): Promise<void> {
@@ -199,30 +206,13 @@ export class RedisStore implements Store {
   async publish(channel: StoreKey, message: string): Promise<number> {
     assertValue(message);
     const rendered = this.render(channel);
-    return await this.run(() => this.client.publish(rendered, message));
+    return await this.run(() => this.send(rendered, message));
   }
 
   subscribe(channel: StoreKey, listener: (message: string) => void): () => void {
     const rendered = this.render(channel);
     if (this.closing) throw new StorageUnavailableError('closed');
-    const subscriber = (this.subscriber ??= this.openSubscriber());
-    let listeners = this.channels.get(rendered);
-    if (!listeners) {
-      this.channels.set(rendered, (listeners = new Set()));
-      // While disconnected, the `ready` handler subscribes it with the others.
-      if (subscriber.status === 'ready') this.resubscribe(subscriber, [rendered]);
-    }
-    const own = (message: string) => listener(message);
-    listeners.add(own);
-    let live = true;
-    return () => {
-      if (!live) return;
-      live = false;
-      listeners.delete(own);
-      if (listeners.size > 0 || this.channels.get(rendered) !== listeners) return;
-      this.channels.delete(rendered);
-      if (!this.closing) subscriber.unsubscribe(rendered).catch(() => undefined);
-    };
+    return this.channels.listen(rendered, listener);
   }
 
   publishOnClose(channel: StoreKey, message: string): () => void {
@@ -248,39 +238,9 @@ export class RedisStore implements Store {
     return this.closing;
   }
 
-  private openSubscriber(): Redis {
-    // Every (re)connect subscribes to the channels listened to at that moment, so a subscription made
-    // during an outage, or lost with a connection, comes back with it; nothing is queued meanwhile.
-    const subscriber = openClient(this.target, { autoResubscribe: false, connectionName: 'node-red-mcp-events' });
-    if (this.follower) reconnectWhenEnded(subscriber, () => this.closing !== undefined);
-    subscriber.on('ready', () => {
-      if (this.channels.size > 0) this.resubscribe(subscriber, [...this.channels.keys()]);
-    });
-    subscriber.on('message', (channel: string, message: string) => {
-      for (const listener of this.channels.get(channel) ?? []) {
-        try {
-          listener(message);
-        } catch (error) {
-          this.logger.warn(`a storage channel listener threw: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    });
-    // Outages are reported once, by the command connection's state; this one only reconnects.
-    subscriber.on('error', (error: unknown) => this.logger.debug(`redis event connection error (${redisErrorToken(error)})`));
-    return subscriber;
-  }
-
-  private resubscribe(subscriber: Redis, channels: string[]): void {
-    // One SUBSCRIBE per channel: Redis refuses a whole SUBSCRIBE when its ACL forbids any one of the
-    // channels, and an edge's user may listen only to its own site's channels.
-    for (const channel of channels) {
-      subscriber.subscribe(channel).catch((error: unknown) => {
-        const token = redisErrorToken(error);
-        // A refusal (NOPERM) is a configuration problem no reconnect will fix: say which channel.
-        if (error instanceof Error && error.name === 'ReplyError') this.logger.warn(`redis refused a subscription to ${channel} (${token})`);
-        else this.logger.debug(`redis subscribe failed (${token})`);
-      });
-    }
+  /** PUBLISH; on a Cluster SPUBLISH, which the listeners' sharded subscriptions hear (see RedisChannels). */
+  private send(channel: string, message: string): Promise<number> {
+    return this.clusterFollower ? (this.client.spublish(channel, message) as Promise<number>) : this.client.publish(channel, message);
   }
 
   /**
@@ -359,12 +319,13 @@ export class RedisStore implements Store {
   private async quit(): Promise<void> {
     this.tracker.clear();
     this.follower?.close();
+    this.clusterFollower?.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STORAGE_DEFAULTS.redisQuitTimeoutMs);
     });
     // The users' goodbyes go first, and are answered before QUIT (each fails at once when offline).
-    const lastWords = [...this.lastWords].map(({ channel, message }) => this.client.publish(channel, message).catch(() => 0));
+    const lastWords = [...this.lastWords].map(({ channel, message }) => this.send(channel, message).catch(() => 0));
     this.lastWords.clear();
     try {
       // QUIT lets replies in flight arrive; it rejects at once when offline, and may hang on a stuck server.
@@ -375,10 +336,15 @@ export class RedisStore implements Store {
       clearTimeout(timer);
     }
     if (this.client.status !== 'end') this.client.disconnect();
-    this.channels.clear();
-    this.subscriber?.disconnect();
+    this.channels.close();
     this.logger.debug('redis storage closed');
   }
+}
+
+function targetOf(options: RedisStoreOptions): RedisTarget {
+  if (isSentinelTarget(options)) return { sentinel: options.sentinel };
+  if (isClusterTarget(options)) return { cluster: options.cluster };
+  return { url: options.url, password: options.password };
 }
 
 function failureHint(kind: 'auth' | 'tls' | undefined, cause: string): string {

@@ -2,7 +2,7 @@ import { blankToUndefined, envNameFrom, readEnv } from '../config/env-secrets.js
 import { McpPaletteError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { MemoryStore } from './memory-store.js';
-import { parseSentinelAddresses, type SentinelTarget } from './redis-connection.js';
+import { parseSentinelAddresses, type ClusterTarget, type SentinelAddress, type SentinelTarget } from './redis-connection.js';
 import { createRedisStore } from './redis-store.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { KEY_PREFIX_PATTERN } from './store-arguments.js';
@@ -15,7 +15,8 @@ import type { Store } from './store.js';
 export type StorageSettings =
   | { readonly mode: 'memory'; readonly keyPrefix: string }
   | { readonly mode: 'redis'; readonly keyPrefix: string; readonly url: string; readonly password: string | undefined }
-  | { readonly mode: 'sentinel'; readonly keyPrefix: string; readonly sentinel: SentinelTarget };
+  | { readonly mode: 'sentinel'; readonly keyPrefix: string; readonly sentinel: SentinelTarget }
+  | { readonly mode: 'cluster'; readonly keyPrefix: string; readonly cluster: ClusterTarget };
 
 export interface StorageCredentials {
   readonly url?: unknown;
@@ -36,8 +37,8 @@ export function parseStorageConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): StorageSettings {
   const mode = blankToUndefined(config.mode) ?? 'memory';
-  if (mode !== 'memory' && mode !== 'redis' && mode !== 'sentinel') {
-    throw new McpPaletteError('invalid_storage_mode', 'storage mode must be memory, redis or sentinel', { field: 'mode' });
+  if (mode !== 'memory' && mode !== 'redis' && mode !== 'sentinel' && mode !== 'cluster') {
+    throw new McpPaletteError('invalid_storage_mode', 'storage mode must be memory, redis, sentinel or cluster', { field: 'mode' });
   }
   const keyPrefix = blankToUndefined(config.keyPrefix) ?? STORAGE_DEFAULTS.keyPrefix;
   if (!KEY_PREFIX_PATTERN.test(keyPrefix)) throw new McpPaletteError('invalid_key_prefix', 'key prefix must match [A-Za-z0-9_.-]{1,64}', { field: 'keyPrefix' });
@@ -46,6 +47,7 @@ export function parseStorageConfig(
   const passwordEnv = envNameFrom(config.passwordEnv);
   const sentinelsEnv = envNameFrom(config.sentinelsEnv);
   const sentinelPasswordEnv = envNameFrom(config.sentinelPasswordEnv);
+  const clusterNodesEnv = envNameFrom(config.clusterNodesEnv);
   if (mode === 'memory') return Object.freeze({ mode, keyPrefix });
   const readPassword = () => (passwordEnv ? readEnv(env, passwordEnv) : blankToUndefined(credentials?.password));
   if (mode === 'sentinel') {
@@ -53,6 +55,7 @@ export function parseStorageConfig(
     const sentinelPassword = sentinelPasswordEnv ? readEnv(env, sentinelPasswordEnv) : blankToUndefined(credentials?.sentinelPassword);
     return Object.freeze({ mode, keyPrefix, sentinel: Object.freeze(parseSentinel(config, env, sentinelsEnv, password, sentinelPassword)) });
   }
+  if (mode === 'cluster') return Object.freeze({ mode, keyPrefix, cluster: Object.freeze(parseCluster(config, env, clusterNodesEnv, readPassword())) });
 
   const url = urlEnv ? readEnv(env, urlEnv) : blankToUndefined(credentials?.url);
   if (url === undefined) throw new McpPaletteError('missing_redis_url', 'redis mode needs a Redis URL');
@@ -60,24 +63,35 @@ export function parseStorageConfig(
   return Object.freeze({ mode, keyPrefix, url, password: readPassword() });
 }
 
-function parseSentinel(
-  config: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-  sentinelsEnv: string | undefined,
-  password: string | undefined,
-  sentinelPassword: string | undefined,
-): SentinelTarget {
-  const listed = sentinelsEnv ? readEnv(env, sentinelsEnv) : blankToUndefined(config.sentinels);
-  if (listed === undefined) throw new McpPaletteError('missing_sentinels', 'sentinel mode needs the sentinel addresses', { field: 'sentinels' });
-  const sentinels = parseSentinelAddresses(listed);
-  // The list itself is not secret, but it may hold a password pasted by mistake: never echo it.
-  if (!sentinels) throw new McpPaletteError('invalid_sentinels', 'sentinel addresses must be host:port entries separated by commas', { field: 'sentinels' });
+type Env = Readonly<Record<string, string | undefined>>;
+
+function parseSentinel(config: Record<string, unknown>, env: Env, sentinelsEnv: string | undefined, password: string | undefined, sentinelPassword: string | undefined): SentinelTarget {
+  const sentinels = addressList(env, sentinelsEnv, config.sentinels, 'sentinels', 'missing_sentinels', 'invalid_sentinels');
   const name = blankToUndefined(config.sentinelName);
   if (name === undefined) throw new McpPaletteError('missing_sentinel_name', 'sentinel mode needs the group (master) name', { field: 'sentinelName' });
   if (!GROUP_NAME.test(name)) throw new McpPaletteError('invalid_sentinel_name', 'the group name must match [A-Za-z0-9_.-]{1,64}', { field: 'sentinelName' });
   const username = userName(config.username, 'username');
   const sentinelUsername = userName(config.sentinelUsername, 'sentinelUsername');
-  return { sentinels, name, username, password, sentinelUsername, sentinelPassword, tls: config.tls === true || config.tls === 'true' };
+  return { sentinels, name, username, password, sentinelUsername, sentinelPassword, tls: isOn(config.tls) };
+}
+
+function parseCluster(config: Record<string, unknown>, env: Env, nodesEnv: string | undefined, password: string | undefined): ClusterTarget {
+  const nodes = addressList(env, nodesEnv, config.clusterNodes, 'clusterNodes', 'missing_cluster_nodes', 'invalid_cluster_nodes');
+  return { nodes, username: userName(config.username, 'username'), password, tls: isOn(config.tls) };
+}
+
+/** The sentinels' or the cluster's seed nodes' host:port list, from its env variable or its field. */
+function addressList(env: Env, envName: string | undefined, value: unknown, field: string, missing: string, invalid: string): SentinelAddress[] {
+  const listed = envName ? readEnv(env, envName) : blankToUndefined(value);
+  if (listed === undefined) throw new McpPaletteError(missing, `the ${field} field needs host:port addresses`, { field });
+  const addresses = parseSentinelAddresses(listed);
+  // The list itself is not secret, but it may hold a password pasted by mistake: never echo it.
+  if (!addresses) throw new McpPaletteError(invalid, `${field} must be host:port entries separated by commas`, { field });
+  return addresses;
+}
+
+function isOn(value: unknown): boolean {
+  return value === true || value === 'true';
 }
 
 function userName(value: unknown, field: string): string | undefined {
@@ -94,6 +108,7 @@ export function createStore(settings: StorageSettings, logger: Logger): Store {
     return createRedisStore({ url: settings.url, password: settings.password, keyPrefix: settings.keyPrefix, logger });
   }
   if (settings.mode === 'sentinel') return createRedisStore({ sentinel: settings.sentinel, keyPrefix: settings.keyPrefix, logger });
+  if (settings.mode === 'cluster') return createRedisStore({ cluster: settings.cluster, keyPrefix: settings.keyPrefix, logger });
   // Once per process: every mcp-redis node in memory mode would otherwise repeat it on each deploy.
   if (!memoryWarningGiven) {
     memoryWarningGiven = true;

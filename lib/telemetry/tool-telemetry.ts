@@ -1,4 +1,5 @@
 import type { CallFinished } from '../mcp/calls/call-types.js';
+import type { StorePrimary } from '../storage/primary-watch.js';
 import type { TelemetryFields } from './telemetry-fields.js';
 
 /** The payload of one `mcp-tool-telemetry` message: flat, typed, bounded label values. */
@@ -16,9 +17,22 @@ export interface ToolTelemetry extends TelemetryFields {
   readonly inputRounds: number;
   /** The edge site a relayed tool's call went to; '' for the tools of this Node-RED. */
   readonly site: string;
+  /**
+   * What the endpoint's storage talks to: `standalone` (one Redis URL), `sentinel-primary`,
+   * `cluster`, `memory`, or '' when the endpoint has no storage.
+   */
+  readonly redisRole: string;
+  /** Failovers the storage followed since it opened (a primary, or a cluster's primary, replaced). */
+  readonly redisSwitches: number;
 }
 
-export function toolTelemetry(call: CallFinished): ToolTelemetry {
+/** The parts of a store the telemetry reads (memory or Redis, and where a Redis store writes). */
+export interface StorageShape {
+  readonly mode: 'memory' | 'redis';
+  readonly primary?: StorePrimary | undefined;
+}
+
+export function toolTelemetry(call: CallFinished, storage?: StorageShape): ToolTelemetry {
   return {
     kind: 'tool',
     endpoint: call.endpoint,
@@ -33,5 +47,14 @@ export function toolTelemetry(call: CallFinished): ToolTelemetry {
     cached: call.cached ?? false,
     inputRounds: call.inputRounds ?? 0,
     site: call.site ?? '',
+    redisRole: redisRole(storage),
+    redisSwitches: storage?.primary?.switches ?? 0,
   };
+}
+
+function redisRole(storage: StorageShape | undefined): string {
+  if (!storage) return '';
+  if (storage.mode === 'memory') return 'memory';
+  if (!storage.primary) return 'standalone';
+  return storage.primary.role === 'cluster' ? 'cluster' : 'sentinel-primary';
 }

@@ -299,7 +299,7 @@ export default function (RED: NodeAPI) {
         measureResponses: () => telemetry?.hasSubscriber ?? false,
         measureContentResponses: () => telemetry?.wantsContent ?? false,
         onCallFinished: (call) => {
-          const event = toolTelemetry(call);
+          const event = toolTelemetry(call, storage);
           // Kept for the editor's sidebar even without a metrics node, under this node's id.
           recentCalls.record(node.id, event);
           telemetry?.publish(event);
@@ -346,9 +346,19 @@ export default function (RED: NodeAPI) {
       }
     }
   }
-  /** Sentinel mode: which primary the storage writes to, and since when once a failover moved it. */
+  /**
+   * Sentinel mode: which primary the storage writes to, and since when once a failover moved it.
+   * Cluster mode: how many primaries, and when a failover last replaced one.
+   */
   function withPrimary(text: string, primary: StorePrimary | undefined): string {
     if (!primary) return text;
+    if (primary.role === 'cluster') {
+      const count = primary.address.split(',').length;
+      const cluster = primary.switches === 0
+        ? RED._('mcp-flow-server.status.redisCluster', { count })
+        : RED._('mcp-flow-server.status.redisClusterFailover', { count, time: new Date(primary.since).toISOString().slice(11, 19) });
+      return `${text} · ${cluster}`;
+    }
     const where = primary.switches === 0
       ? RED._('mcp-flow-server.status.redisPrimary', { address: primary.address })
       : RED._('mcp-flow-server.status.redisFailover', { address: primary.address, time: new Date(primary.since).toISOString().slice(11, 19) });

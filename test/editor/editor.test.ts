@@ -482,26 +482,53 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(restored, { asks: undefined, asksRequired: undefined, asksBeforeTask: undefined, taskSupport: undefined, valid: true, dirty: false });
   });
 
+  /** Validates the storage node with each set of changes (then restores it): the messages of each, and whether it is valid again. */
+  async function storageVerdicts(p: ReturnType<typeof page>, fields: string[], cases: object[]): Promise<{ result: string[][]; restored: boolean }> {
+    return await p.evaluate(
+      ({ id, fields, cases }) => {
+        const node = RED.nodes.node(id);
+        const saved = Object.fromEntries(fields.map((field) => [field, node[field]]));
+        const judge = (changes: object) => {
+          Object.assign(node, saved, changes);
+          RED.editor.validateNode(node);
+          return node.validationErrors ?? [];
+        };
+        const result = cases.map(judge);
+        judge({});
+        return { result, restored: node.valid };
+      },
+      { id: STORAGE, fields, cases },
+    );
+  }
+
+  /** Opens the storage node's dialog; `shown(mode)` picks a mode and says which of `fields` are visible. */
+  async function openStorageDialog(p: ReturnType<typeof page>, fields: string[]) {
+    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
+    const mode = p.locator('#node-config-input-mode');
+    await mode.waitFor({ state: 'visible', ...WAIT });
+    return {
+      async shown(choice?: string): Promise<Record<string, boolean>> {
+        if (choice) await mode.selectOption(choice);
+        const visible: Record<string, boolean> = {};
+        for (const field of fields) visible[field] = await p.locator(`#node-config-input-${field}`).isVisible();
+        return visible;
+      },
+      async close(): Promise<void> {
+        await cancelOpenDialogs(p);
+        await mode.waitFor({ state: 'detached', ...WAIT });
+      },
+    };
+  }
+
   it('offers Redis Sentinel storage: its rows only in that mode, required fields and address lists checked, a URL-mode node unchanged', { skip }, async () => {
     const p = page();
-    const verdicts = await p.evaluate((id) => {
-      const node = RED.nodes.node(id);
-      const saved = { mode: node.mode, sentinels: node.sentinels, sentinelsEnv: node.sentinelsEnv, sentinelName: node.sentinelName, username: node.username };
-      const judge = (changes: object) => {
-        Object.assign(node, saved, changes);
-        RED.editor.validateNode(node);
-        return node.validationErrors ?? [];
-      };
-      const result = [
-        judge({ mode: 'redis', sentinels: undefined, sentinelName: undefined }),
-        judge({ mode: 'sentinel', sentinels: '', sentinelName: '' }),
-        judge({ mode: 'sentinel', sentinels: 's1:26379, s2', sentinelName: 'my master' }),
-        judge({ mode: 'sentinel', sentinels: '', sentinelsEnv: 'MCP_REDIS_SENTINELS', sentinelName: 'mymaster', username: 'has space' }),
-        judge({ mode: 'sentinel', sentinels: 's1:26379, [::1]:26380', sentinelName: 'mymaster' }),
-      ];
-      judge({});
-      return { result, restored: node.valid };
-    }, STORAGE);
+    const verdicts = await storageVerdicts(p, ['mode', 'sentinels', 'sentinelsEnv', 'sentinelName', 'username'], [
+      { mode: 'redis', sentinels: undefined, sentinelName: undefined },
+      { mode: 'sentinel', sentinels: '', sentinelName: '' },
+      { mode: 'sentinel', sentinels: 's1:26379, s2', sentinelName: 'my master' },
+      { mode: 'sentinel', sentinels: '', sentinelsEnv: 'MCP_REDIS_SENTINELS', sentinelName: 'mymaster', username: 'has space' },
+      { mode: 'sentinel', sentinels: 's1:26379, [::1]:26380', sentinelName: 'mymaster' },
+    ]);
     assert.deepEqual(verdicts, {
       result: [
         [],
@@ -513,23 +540,34 @@ describe('Node-RED editor with the example flow', () => {
       restored: true,
     });
 
-    await p.evaluate((id) => RED.editor.editConfig('', 'mcp-redis', id, 'node-config-input'), STORAGE);
-    const mode = p.locator('#node-config-input-mode');
-    await mode.waitFor({ state: 'visible', ...WAIT });
-    const shown = async () => ({
-      url: await p.locator('#node-config-input-url').isVisible(),
-      sentinels: await p.locator('#node-config-input-sentinels').isVisible(),
-      sentinelName: await p.locator('#node-config-input-sentinelName').isVisible(),
-      sentinelPassword: await p.locator('#node-config-input-sentinelPassword').isVisible(),
-      password: await p.locator('#node-config-input-password').isVisible(),
+    const dialog = await openStorageDialog(p, ['url', 'sentinels', 'sentinelName', 'sentinelPassword', 'password']);
+    assert.deepEqual(await dialog.shown(), { url: false, sentinels: false, sentinelName: false, sentinelPassword: false, password: false }, 'memory mode');
+    assert.deepEqual(await dialog.shown('sentinel'), { url: false, sentinels: true, sentinelName: true, sentinelPassword: true, password: true }, 'sentinel mode');
+    assert.deepEqual(await dialog.shown('redis'), { url: true, sentinels: false, sentinelName: false, sentinelPassword: false, password: true }, 'one-URL mode');
+    await dialog.close();
+  });
+
+  it('offers Redis Cluster storage: seed nodes required and checked in that mode, user and TLS shared with Sentinel', { skip }, async () => {
+    const p = page();
+    const verdicts = await storageVerdicts(p, ['mode', 'clusterNodes', 'clusterNodesEnv', 'username'], [
+      { mode: 'redis', clusterNodes: undefined, clusterNodesEnv: undefined },
+      { mode: 'cluster', clusterNodes: '' },
+      { mode: 'cluster', clusterNodes: 'n1:6379, n2' },
+      { mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'REDIS_NODES' },
+      { mode: 'cluster', clusterNodes: '', clusterNodesEnv: 'MCP_REDIS_CLUSTER_NODES', username: 'has space' },
+      { mode: 'cluster', clusterNodes: 'n1:6379 [::1]:6380' },
+    ]);
+    assert.equal(verdicts.result[3]!.length, 1, 'a non-MCP_ env name is marked');
+    assert.deepEqual({ ...verdicts, result: verdicts.result.filter((_, i) => i !== 3) }, {
+      result: [[], [storageText.errors.missingClusterNodes], [storageText.errors.invalidClusterNodes], [storageText.errors.invalidRedisUser], []],
+      restored: true,
     });
-    assert.deepEqual(await shown(), { url: false, sentinels: false, sentinelName: false, sentinelPassword: false, password: false }, 'memory mode');
-    await mode.selectOption('sentinel');
-    assert.deepEqual(await shown(), { url: false, sentinels: true, sentinelName: true, sentinelPassword: true, password: true }, 'sentinel mode');
-    await mode.selectOption('redis');
-    assert.deepEqual(await shown(), { url: true, sentinels: false, sentinelName: false, sentinelPassword: false, password: true }, 'one-URL mode');
-    await cancelOpenDialogs(p);
-    await mode.waitFor({ state: 'detached', ...WAIT });
+
+    const dialog = await openStorageDialog(p, ['url', 'sentinels', 'clusterNodes', 'username', 'tls', 'password']);
+    assert.deepEqual(await dialog.shown('cluster'), { url: false, sentinels: false, clusterNodes: true, username: true, tls: true, password: true }, 'cluster mode');
+    assert.deepEqual(await dialog.shown('sentinel'), { url: false, sentinels: true, clusterNodes: false, username: true, tls: true, password: true }, 'sentinel mode');
+    assert.deepEqual(await dialog.shown('memory'), { url: false, sentinels: false, clusterNodes: false, username: false, tls: false, password: false }, 'memory mode');
+    await dialog.close();
   });
 
   it('opens every node\'s dialog with every text from the catalog, and the nodes stay valid', { skip }, async () => {

@@ -107,7 +107,7 @@ describe('mcp-redis', () => {
   it('refuses redis mode without a URL, and an unknown mode, with the catalog messages', async () => {
     await helper.load(nodes, flowOf(storageDef('nourl', { mode: 'redis' }), storageDef('mode', { mode: 'sqlite' })));
     assert.deepEqual(messagesOf(helper.getNode('nourl'), 'error'), ['Redis storage needs a Redis URL or a URL env variable']);
-    assert.deepEqual(messagesOf(helper.getNode('mode'), 'error'), ['Storage must be Memory, Redis or Redis Sentinel']);
+    assert.deepEqual(messagesOf(helper.getNode('mode'), 'error'), ['Storage must be Memory, Redis, Redis Sentinel or Redis Cluster']);
     assert.equal(helper.getNode('nourl').store, undefined);
     assert.equal(helper.getNode('mode').store, undefined);
   });

@@ -124,7 +124,7 @@ describe(`mcp-server-metrics on ${nodeRedPackage}`, () => {
     assert.deepEqual(events.filter((e) => e.mode === 'unknown').map((e) => e.status).sort(), ['unauthenticated', 'unknown_tool']);
     assert.ok(events.filter((e) => e.tool !== 'unknown').every((e) => e.mode === 'flow'));
     for (const event of events) {
-      assert.deepEqual(Object.keys(event).sort(), ['cached', 'client', 'durationMs', 'endpoint', 'inputRounds', 'kind', 'mode', 'responseBytes', 'scannedNodes', 'site', 'status', 'tool', 'user']);
+      assert.deepEqual(Object.keys(event).sort(), ['cached', 'client', 'durationMs', 'endpoint', 'inputRounds', 'kind', 'mode', 'redisRole', 'redisSwitches', 'responseBytes', 'scannedNodes', 'site', 'status', 'tool', 'user']);
       assert.equal(event.kind, 'tool');
       assert.equal(typeof event.durationMs, 'number');
       assert.ok(event.durationMs >= 0 && event.durationMs < 60_000, `duration ${event.durationMs}`);

@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { answer, oauthServer, oidcAuth, runtimeBehind, sentinelStorage, tab, tool } from '../support/flows.js';
 import { startLoad } from '../support/failover-load.js';
-import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { claudeLikeDocument, postToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
-import { freePort } from '../support/ports.js';
+import { postJsonRpc } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { claudeLikeDocument } from '../support/oauth-client.js';
 import { redisServerOnPath } from '../support/redis-server.js';
 import { startSentinelDeployment, type SentinelDeployment } from '../support/redis-sentinel.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import { startSignedInPair, Unclear, type SignedInPair } from '../support/signed-in-pair.js';
 
 /**
  * Two Node-RED instances behind one Base URL on a real Redis Sentinel deployment (primary, two
@@ -39,61 +38,28 @@ function instanceFlows(port: number, baseUrl: string, issuer: string, group: str
   ];
 }
 
-class Unclear extends Error {}
-
 describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeRedPackage}`, { skip: NEEDS_REDIS }, () => {
-  let idp: TestIdp;
   let deployment: SentinelDeployment;
-  let one: NodeRedProcess;
-  let two: NodeRedProcess;
-  let origins: [string, string];
-  let accessToken: string;
-  let refreshToken: string;
+  let pair: SignedInPair;
 
   before(async () => {
-    const ports = [await freePort(), await freePort()] as const;
-    origins = [`http://127.0.0.1:${ports[0]}`, `http://127.0.0.1:${ports[1]}`];
-    idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${origins[0]}/oauth/team/callback`] }], refreshTokens: true });
     deployment = await startSentinelDeployment();
-    const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_SENTINELS: deployment.sentinels };
-    const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
-    [one, two] = await Promise.all([
-      startNodeRed(instanceFlows(ports[0], origins[0], idp.issuer, deployment.name, 'one'), { env, credentials }),
-      startNodeRed(instanceFlows(ports[1], origins[0], idp.issuer, deployment.name, 'two'), { env, credentials }),
-    ]);
-    await Promise.all(origins.map((origin) => waitForEndpoint(`${origin}/tools`)));
-    const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
-    await (await signedInClient(`${origins[0]}/tools`, provider, idp, 'alice')).close();
-    const tokens = provider.tokens();
-    assert.ok(tokens.refresh_token, 'a refresh token was issued');
-    accessToken = tokens.access_token;
-    refreshToken = tokens.refresh_token;
+    pair = await startSignedInPair({ clientId: CLIENT_ID, secret: SECRET, refreshKey: REFRESH_KEY, env: { MCP_TEST_SENTINELS: deployment.sentinels }, flows: (port, baseUrl, issuer, instance) => instanceFlows(port, baseUrl, issuer, deployment.name, instance) });
   });
   after(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await idp?.stop();
+    await pair?.stop();
     await deployment?.stop();
   });
 
   /** One tool call; resolves when answered, throws Unclear for anything but a 503 with Retry-After. */
   async function call(origin: string, marker: string): Promise<void> {
-    const response = await postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark', arguments: { marker } } }, { authorization: `Bearer ${accessToken}` });
+    const response = await postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark', arguments: { marker } } }, { authorization: `Bearer ${pair.accessToken}` });
     if (response.status === 200 && typeof response.json().result?.content?.[0]?.text === 'string') return;
     if (response.status === 503 && response.headers['retry-after']) throw new Error('retryable');
     throw new Unclear(`call ${marker}: ${response.status} ${response.body.slice(0, 200)}`);
   }
 
-  /** One refresh, as a client does it: keeps the new pair, or keeps the old token after a 503. */
-  async function refresh(origin: string): Promise<void> {
-    const answer = await postToken(origin, 'team', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: CLIENT_ID }).toString());
-    if (answer.status === 200) {
-      accessToken = answer.body.access_token;
-      refreshToken = answer.body.refresh_token;
-      return;
-    }
-    if (answer.status === 503 && answer.headers.get('retry-after')) throw new Error('retryable');
-    throw new Unclear(`refresh: ${answer.status} ${JSON.stringify(answer.body)}`);
-  }
+  const refresh = (origin: string) => pair.refresh(origin);
 
   const marks = (process: NodeRedProcess, since: number) => [...process.output().slice(since).matchAll(/mark reached the flow: (\S+)/g)].map((match) => match[1]!);
 
@@ -103,7 +69,7 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
   ] as const) {
     it(`serves calls and refreshes through ${title}: clear retryable errors only, no hang, nothing twice, no new sign-in`, async () => {
       await deployment.ready();
-      const since = [one.output().length, two.output().length];
+      const since = [pair.one.output().length, pair.two.output().length];
       const answered = new Set<string>();
       const isClear = (error: unknown) => error instanceof Error && !(error instanceof Unclear);
       const calls = startLoad({
@@ -113,11 +79,11 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
         pauseMs: 5,
         operation: async (worker, sequence) => {
           const marker = `${failovers}-${worker}-${sequence}`;
-          await call(origins[(worker + sequence) % 2]!, marker);
+          await call(pair.origins[(worker + sequence) % 2]!, marker);
           answered.add(marker);
         },
       });
-      const refreshes = startLoad({ workers: 1, hangAfterMs: HANG_AFTER_MS, isClear, pauseMs: 100, operation: (_, sequence) => refresh(origins[sequence % 2]!) });
+      const refreshes = startLoad({ workers: 1, hangAfterMs: HANG_AFTER_MS, isClear, pauseMs: 100, operation: (_, sequence) => refresh(pair.origins[sequence % 2]!) });
       await calls.successes(100);
       const started = Date.now();
       await breakIt(deployment);
@@ -130,17 +96,17 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
       assert.deepEqual([...callCounts.otherErrors, ...refreshCounts.otherErrors], [], 'every failure was a 503 with Retry-After');
       assert.ok(callCounts.recovered && refreshCounts.recovered, 'calls and refreshes are served again');
       // Nothing ran twice: each marker reached a flow at most once, and each answered one exactly once.
-      const reached = [...marks(one, since[0]!), ...marks(two, since[1]!)];
+      const reached = [...marks(pair.one, since[0]!), ...marks(pair.two, since[1]!)];
       const seen = new Map<string, number>();
       for (const marker of reached) seen.set(marker, (seen.get(marker) ?? 0) + 1);
       assert.deepEqual([...seen].filter(([, count]) => count > 1), [], 'no call ran twice');
       assert.deepEqual([...answered].filter((marker) => seen.get(marker) !== 1), [], 'every answered call ran once');
       // The sign-in from before both failovers still works on both instances, refreshed or not.
-      await call(origins[0], `${failovers}-after-0`);
-      await call(origins[1], `${failovers}-after-1`);
-      await refresh(origins[1]);
+      await call(pair.origins[0], `${failovers}-after-0`);
+      await call(pair.origins[1], `${failovers}-after-1`);
+      await refresh(pair.origins[1]);
       // Each instance logged the failover once.
-      for (const [name, process] of [['one', one], ['two', two]] as const) {
+      for (const [name, process] of [['one', pair.one], ['two', pair.two]] as const) {
         const lines = process.output().match(/redis storage failover: the primary is now/g) ?? [];
         assert.equal(lines.length, failovers, `instance ${name} logged each failover once`);
       }

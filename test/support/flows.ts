@@ -139,6 +139,11 @@ export function sentinelStorage(id: string, sentinelsEnv: string, group: string)
   return { id, type: 'mcp-redis', name: '', mode: 'sentinel', keyPrefix: 'mcptest', urlEnv: '', passwordEnv: '', sentinels: '', sentinelsEnv, sentinelName: group };
 }
 
+/** An mcp-redis node in Redis Cluster mode, its seed nodes read from the env variable `nodesEnv`. */
+export function clusterStorage(id: string, nodesEnv: string): FlowNode {
+  return { id, type: 'mcp-redis', name: '', mode: 'cluster', keyPrefix: 'mcptest', urlEnv: '', passwordEnv: '', clusterNodes: '', clusterNodesEnv: nodesEnv };
+}
+
 export function oidcAuth(
   id: string,
   options: { storage: string; issuer: string; clientId: string; secretEnv: string; slug?: string; clientHosts?: string; pinned?: object[]; ttl?: number },

@@ -32,6 +32,7 @@ const SAME_IN_EVERY_LANGUAGE = [
   'provider.entra',
   'mode.redis',
   'mode.sentinel',
+  'mode.cluster',
   'label.input',
   'label.output',
   'label.uri',

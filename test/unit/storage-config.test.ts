@@ -252,3 +252,35 @@ describe('parseStorageConfig in Redis Sentinel mode', () => {
     assert.deepEqual(settings, { mode: 'redis', keyPrefix: 'p', url: 'redis://cache:6379', password: SECRET });
   });
 });
+
+describe('parseStorageConfig in Redis Cluster mode', () => {
+  const base = { mode: 'cluster', clusterNodes: 'node-1.internal:6379, node-2.internal:6380 [::1]:6381' };
+
+  it('reads the seed nodes, user and TLS from the config and the password from the credentials', () => {
+    const settings = parseStorageConfig({ ...base, keyPrefix: 'p', username: 'mcp-app', tls: true }, { password: SECRET, url: 'redis://ignored:6379' }, {});
+    assert.ok(settings.mode === 'cluster' && settings.keyPrefix === 'p');
+    const { nodes, ...rest } = settings.cluster;
+    assert.deepEqual(nodes.map(({ host, port }) => `${host} ${port}`), ['node-1.internal 6379', 'node-2.internal 6380', '::1 6381']);
+    assert.deepEqual(rest, { username: 'mcp-app', password: SECRET, tls: true });
+  });
+
+  it('reads the nodes and the password from MCP_* environment variables, over the config and credentials', () => {
+    const settings = parseStorageConfig(
+      { ...base, clusterNodesEnv: 'MCP_REDIS_CLUSTER_NODES', passwordEnv: 'MCP_REDIS_PASSWORD' },
+      { password: 'credential-password' },
+      { MCP_REDIS_CLUSTER_NODES: 'a:1,b:2', MCP_REDIS_PASSWORD: 'env-password' },
+    );
+    assert.ok(settings.mode === 'cluster');
+    assert.deepEqual(settings.cluster, { nodes: [{ host: 'a', port: 1 }, { host: 'b', port: 2 }], username: undefined, password: 'env-password', tls: false });
+  });
+
+  it('refuses missing or malformed node lists and bad user names, without quoting them', () => {
+    parseFails('missing_cluster_nodes', { ...base, clusterNodes: '' });
+    parseFails('missing_env', { ...base, clusterNodesEnv: 'MCP_REDIS_CLUSTER_NODES' }, undefined, {});
+    parseFails('invalid_env_name', { ...base, clusterNodesEnv: 'REDIS_NODES' });
+    for (const clusterNodes of ['n1', 'n1:0', 'n1:6379;n2:6379', `redis://:${SECRET}@n1:6379`, `${SECRET}@n1:6379`]) {
+      assertNoSecret(parseFails('invalid_cluster_nodes', { ...base, clusterNodes }, { password: SECRET }), SECRET);
+    }
+    parseFails('invalid_redis_user', { ...base, username: 'has space' });
+  });
+});

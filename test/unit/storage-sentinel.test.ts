@@ -63,7 +63,7 @@ describe('PrimaryWatch', () => {
   it('logs the first primary once, each change of primary once as a failover, and counts the switches', () => {
     const logger = recordingLogger();
     let now = 1_000;
-    const watch = new PrimaryWatch(logger, () => now);
+    const watch = new PrimaryWatch(logger, 'primary', () => now);
     watch.connected('10.0.0.11:6379');
     watch.connected('10.0.0.11:6379');
     now = 2_000;

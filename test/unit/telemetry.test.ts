@@ -26,7 +26,21 @@ describe('toolTelemetry', () => {
       cached: false,
       inputRounds: 0,
       site: '',
+      redisRole: '',
+      redisSwitches: 0,
     });
+  });
+
+  it('says what the storage talks to, and how many failovers it followed', () => {
+    const call = { endpoint: '/mcp', tool: 'echo', mode: 'flow', outcome: 'success', caller: {}, durationMs: 1, responseBytes: 10 } as const;
+    const seen = (storage: Parameters<typeof toolTelemetry>[1]) => {
+      const { redisRole, redisSwitches } = toolTelemetry(call, storage);
+      return [redisRole, redisSwitches];
+    };
+    assert.deepEqual(seen({ mode: 'memory' }), ['memory', 0]);
+    assert.deepEqual(seen({ mode: 'redis' }), ['standalone', 0]);
+    assert.deepEqual(seen({ mode: 'redis', primary: { role: 'primary', address: '10.0.0.12:6379', since: 1, switches: 2 } }), ['sentinel-primary', 2]);
+    assert.deepEqual(seen({ mode: 'redis', primary: { role: 'cluster', address: 'a:1,b:2,c:3', since: 1, switches: 1 } }), ['cluster', 1]);
   });
 
   it('names the edge site a relayed call went to', () => {
