@@ -88,6 +88,18 @@
         return check;
     }
 
+    /** Whether a node may lack `spec`'s field: it has no check, or its check passes a missing value. */
+    function acceptsMissing(node, spec) {
+        if (typeof spec.validate !== "function") {
+            return true;
+        }
+        try {
+            return spec.validate.call(node, undefined, {}) === true;
+        } catch (err) {
+            return false;
+        }
+    }
+
     Object.assign(editor, {
         /** The text of a field's value: "" for none. */
         text: text,
@@ -123,6 +135,7 @@
                 return this.name ? "node_label_italic" : "";
             };
             def.oneditprepare = function () {
+                editor.showDefaultsOfMissingFields(this, def, prefix);
                 editor.fitLabels("#" + prefix + "-name");
                 if (prepare) {
                     prepare.apply(this, arguments);
@@ -130,6 +143,32 @@
             };
             editor.expandTemplate(type, prefix);
             RED.nodes.registerType(type, def);
+        },
+
+        /**
+         * Upgrade-safe dialogs: a node saved before a field existed has no value for it, and Node-RED
+         * would show a blank field (a select with nothing chosen) that the runtime reads as the
+         * field's default. Before the dialog builds its own controls, each such field takes its
+         * default, on the node and in its input, so the dialog shows what the runtime does and Done
+         * saves it. A required field, or one whose check refuses a missing value (the sign-in
+         * provider, which the runtime never guesses), stays blank for the user to choose; config node
+         * pickers are left to Node-RED.
+         */
+        showDefaultsOfMissingFields: function (node, def, prefix) {
+            Object.keys(def.defaults || {}).forEach(function (field) {
+                var spec = def.defaults[field];
+                if (node[field] !== undefined || spec.type || spec.required || spec.value === undefined || spec.value === "" ||
+                    !acceptsMissing(node, spec)) {
+                    return;
+                }
+                node[field] = JSON.parse(JSON.stringify(spec.value));
+                var input = $("#" + prefix + "-" + field);
+                if (input.attr("type") === "checkbox") {
+                    input.prop("checked", node[field] === true);
+                } else if (input.length && typeof node[field] !== "object") {
+                    input.val(String(node[field]));
+                }
+            });
         },
 
         /**
