@@ -147,26 +147,26 @@
 
         /**
          * Upgrade-safe dialogs: a node saved before a field existed has no value for it, and Node-RED
-         * would show a blank field (a select with nothing chosen) that the runtime reads as the
-         * field's default. Before the dialog builds its own controls, each such field takes its
-         * default, on the node and in its input, so the dialog shows what the runtime does and Done
-         * saves it. A required field, or one whose check refuses a missing value (the sign-in
-         * provider, which the runtime never guesses), stays blank for the user to choose; config node
-         * pickers are left to Node-RED.
+         * would show a blank field (a select with nothing chosen, an empty box, an unticked box) where
+         * the runtime reads the field's default. Before the dialog builds its own controls, each such
+         * field's input shows its default; the node itself is left as saved, so Cancel and undo keep
+         * it so, and Done saves the default as any edit. A required field, or one whose check refuses
+         * a missing value (the sign-in provider, which the runtime never guesses), stays blank for
+         * the user to choose; config node pickers are left to Node-RED.
          */
         showDefaultsOfMissingFields: function (node, def, prefix) {
             Object.keys(def.defaults || {}).forEach(function (field) {
                 var spec = def.defaults[field];
-                if (node[field] !== undefined || spec.type || spec.required || spec.value === undefined || spec.value === "" ||
+                var input = $("#" + prefix + "-" + field);
+                if (node[field] !== undefined || !input.length || spec.type || spec.required ||
+                    spec.value === undefined || spec.value === "" || typeof spec.value === "object" ||
                     !acceptsMissing(node, spec)) {
                     return;
                 }
-                node[field] = JSON.parse(JSON.stringify(spec.value));
-                var input = $("#" + prefix + "-" + field);
                 if (input.attr("type") === "checkbox") {
-                    input.prop("checked", node[field] === true);
-                } else if (input.length && typeof node[field] !== "object") {
-                    input.val(String(node[field]));
+                    input.prop("checked", spec.value === true);
+                } else {
+                    input.val(String(spec.value));
                 }
             });
         },

@@ -55,9 +55,10 @@ export function nodeDefinition(type: string): NodeDefinition {
 }
 
 /**
- * The fields a node saved before they existed shows with their default when its dialog opens
- * (resources/mcp-editor-types.js, showDefaultsOfMissingFields): not config node pickers, not
- * required ones, not blank defaults, and only those whose check passes a missing value.
+ * The fields a node may be saved without, and which then read as their default: what its dialog
+ * shows for them (resources/mcp-editor-types.js, showDefaultsOfMissingFields) and what the runtime
+ * must run with. Not config node pickers, not required fields, not blank defaults, and only those
+ * whose check passes a missing value.
  */
 export function defaultedFields(def: NodeDefinition, node: object = {}): Map<string, unknown> {
   const fields = new Map<string, unknown>();
