@@ -88,6 +88,18 @@
         return check;
     }
 
+    /** Whether a node may lack `spec`'s field: it has no check, or its check passes a missing value. */
+    function acceptsMissing(node, spec) {
+        if (typeof spec.validate !== "function") {
+            return true;
+        }
+        try {
+            return spec.validate.call(node, undefined, {}) === true;
+        } catch (err) {
+            return false;
+        }
+    }
+
     Object.assign(editor, {
         /** The text of a field's value: "" for none. */
         text: text,
@@ -123,6 +135,7 @@
                 return this.name ? "node_label_italic" : "";
             };
             def.oneditprepare = function () {
+                editor.showDefaultsOfMissingFields(this, def, prefix);
                 editor.fitLabels("#" + prefix + "-name");
                 if (prepare) {
                     prepare.apply(this, arguments);
@@ -130,6 +143,32 @@
             };
             editor.expandTemplate(type, prefix);
             RED.nodes.registerType(type, def);
+        },
+
+        /**
+         * Upgrade-safe dialogs: a node saved before a field existed has no value for it, and Node-RED
+         * would show a blank field (a select with nothing chosen, an empty box, an unticked box) where
+         * the runtime reads the field's default. Before the dialog builds its own controls, each such
+         * field's input shows its default; the node itself is left as saved, so Cancel and undo keep
+         * it so, and Done saves the default as any edit. A required field, or one whose check refuses
+         * a missing value (the sign-in provider, which the runtime never guesses), stays blank for
+         * the user to choose; config node pickers are left to Node-RED.
+         */
+        showDefaultsOfMissingFields: function (node, def, prefix) {
+            Object.keys(def.defaults || {}).forEach(function (field) {
+                var spec = def.defaults[field];
+                var input = $("#" + prefix + "-" + field);
+                if (node[field] !== undefined || !input.length || spec.type || spec.required ||
+                    spec.value === undefined || spec.value === "" || typeof spec.value === "object" ||
+                    !acceptsMissing(node, spec)) {
+                    return;
+                }
+                if (input.attr("type") === "checkbox") {
+                    input.prop("checked", spec.value === true);
+                } else {
+                    input.val(String(spec.value));
+                }
+            });
         },
 
         /**

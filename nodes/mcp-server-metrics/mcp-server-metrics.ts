@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { telemetryReport } from '../../lib/telemetry/telemetry-report.js';
 import type { McpRuntimeNode } from '../mcp-runtime/mcp-runtime.js';
 
 interface McpServerMetricsDef extends NodeDef {
@@ -19,7 +20,7 @@ export default function (RED: NodeAPI) {
       return;
     }
     // The topic names the kind: mcp-tool-telemetry, mcp-resource-telemetry, mcp-prompt-telemetry, mcp-completion-telemetry.
-    const claimed = bus.subscribe(node.id, (payload) => node.send({ topic: `mcp-${payload.kind}-telemetry`, payload }), { content: config.report === 'all' });
+    const claimed = bus.subscribe(node.id, (payload) => node.send({ topic: `mcp-${payload.kind}-telemetry`, payload }), telemetryReport(config.report));
     if (!claimed) {
       node.status({ fill: 'red', shape: 'ring', text: RED._('mcp-server-metrics.errors.secondNode') });
       node.error(RED._('mcp-server-metrics.errors.secondNode'));

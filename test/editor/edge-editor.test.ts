@@ -127,7 +127,7 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     await p.locator('#mcp-flow-server-edge-toggle').click(WAIT);
     await section.waitFor({ state: 'visible', ...WAIT });
     // An old node shows the defaults the runtime would use.
-    assert.equal(await p.locator('#node-input-edgeNaming').inputValue(), '');
+    assert.equal(await p.locator('#node-input-edgeNaming').inputValue(), '{site}.{tool}');
     assert.equal(await p.locator('#node-input-edgeNaming').getAttribute('placeholder'), '{site}.{tool}');
 
     await type('edgeSite', 'Plant A');

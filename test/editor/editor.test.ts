@@ -92,7 +92,7 @@ describe('Node-RED editor with the example flow', () => {
       [
         'bindToSoleEndpoint', 'collapsible', 'configNode', 'editedValue', 'endpointPathProblem', 'endpointPicker', 'endpointsUsing', 'expandTemplate',
         'fitLabels', 'isLoopback', 'isMemoryStorage', 'isSecretEnvName', 'isWholeNumber', 'jsonEditor', 'listEntries', 'listenerUrl', 'oauthBaseUrlProblem',
-        'register', 'shownEnvName', 'soleEndpointPath', 'text',
+        'register', 'showDefaultsOfMissingFields', 'shownEnvName', 'soleEndpointPath', 'text',
       ],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
@@ -291,11 +291,11 @@ describe('Node-RED editor with the example flow', () => {
     await path.dispatchEvent('change');
     await p.locator('#node-input-path.input-error').waitFor({ state: 'attached', ...WAIT });
 
-    // The stored-task caps: a flow saved before them has none (valid: the runtime uses the defaults);
-    // zero is refused, a whole number is not.
-    for (const id of ['#node-input-maxStoredTasks', '#node-input-maxStoredTasksPerCaller']) {
+    // The stored-task caps: a flow saved before them has none, and the dialog shows the defaults the
+    // runtime uses; zero is refused, a whole number is not.
+    for (const [id, shown] of [['#node-input-maxStoredTasks', '10000'], ['#node-input-maxStoredTasksPerCaller', '1000']] as const) {
       const cap = p.locator(id);
-      assert.equal(await cap.inputValue(), '', `${id} is empty on a node saved before it existed`);
+      assert.equal(await cap.inputValue(), shown, `${id} shows its default on a node saved before it existed`);
       await cap.fill('0');
       await cap.dispatchEvent('change');
       await p.locator(`${id}.input-error`).waitFor({ state: 'attached', ...WAIT });

@@ -8,7 +8,8 @@ import { answerFrom, cancelMessage, requestMessage } from '../../lib/mcp/content
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 
-const resource = (uri: string, extra: Record<string, unknown> = {}) => parseResourceConfig({ resourceName: 'r', uri, endpoint: '/mcp', ...extra });
+// Without a MIME type (blank), so the listings show only what each test sets.
+const resource = (uri: string, extra: Record<string, unknown> = {}) => parseResourceConfig({ resourceName: 'r', uri, endpoint: '/mcp', mimeType: '', ...extra });
 
 function paletteCode(fn: () => unknown): string {
   try {

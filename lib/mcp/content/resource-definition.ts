@@ -51,6 +51,8 @@ export interface ResourceDefinition {
 /** `type/subtype`, optionally with parameters (RFC 6838 token characters). */
 const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;\s*[^;\s]+=[^;\s]+)*$/;
 const MAX_NAME_LENGTH = 128;
+/** What the editor gives a new resource (nodes/mcp-resource/mcp-resource.html), and so a node saved without one. */
+const DEFAULT_MIME_TYPE = 'text/plain';
 
 export function isMimeType(text: string): boolean {
   return MIME_TYPE.test(text);
@@ -81,7 +83,8 @@ export function parseResourceConfig(config: ResourceConfig): ResourceDefinition 
   const uriProblem = checkResourceUri(uri);
   if (uriProblem) throw new McpPaletteError('invalid_uri', `URI ${uri}: ${uriProblem}`, { uri, reason: uriProblem });
   const template = isUriTemplate(uri) ? parseUriTemplate(uri) : undefined;
-  const mimeType = optionalText(config.mimeType);
+  // A resource saved without the field reads as the editor's default; a blank one has no MIME type.
+  const mimeType = config.mimeType === undefined ? DEFAULT_MIME_TYPE : optionalText(config.mimeType);
   if (mimeType !== undefined && !isMimeType(mimeType)) {
     throw new McpPaletteError('invalid_mime_type', `invalid MIME type ${mimeType}`, { mimeType });
   }
