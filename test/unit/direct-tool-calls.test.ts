@@ -10,6 +10,7 @@ import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
+import { modernMeta } from '../support/served-endpoint.js';
 
 // Plain 2025-era tool calls are served without the SDK. Two McpEndpoints with the same tools and
 // the same "flow", one serving such calls directly and one sending everything through the SDK, get
@@ -306,11 +307,7 @@ describe('a call that ends without its answer, and a caller that wants log lines
   });
 });
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': { roots: {} },
-};
+const MODERN_META = modernMeta({ roots: {} });
 
 /** A 2026-07-28 tools/call as the official client sends it: the envelope in `_meta`, the method and tool repeated in headers. */
 function modernCall(id: string | number, name: string, args?: unknown, meta: Record<string, unknown> = MODERN_META) {
