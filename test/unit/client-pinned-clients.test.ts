@@ -2,15 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isPaletteError } from '../../lib/core/errors.js';
 import { parsePinnedClients } from '../../lib/auth/clients/pinned-clients.js';
+import { CLAUDE_CODE_DOCUMENT } from '../support/client-documents.js';
 
-const CLAUDE = {
-  client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
-  client_name: 'Claude Code',
-  redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
+const CLAUDE = CLAUDE_CODE_DOCUMENT;
 const INTERNAL = {
   client_id: 'https://tools.example.com/mcp-client.json',
   client_name: 'Internal tool',

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseClientMetadataDocument, type ClientMetadata } from '../../lib/auth/clients/fetch-client-metadata.js';
 import { redirectUriAllowed } from '../../lib/auth/clients/redirect-uri.js';
+import { CLAUDE_CODE_DOCUMENT } from '../support/client-documents.js';
 
 function client(redirectUris: string[], extra: Record<string, unknown> = {}): ClientMetadata {
   const clientId = 'https://client.example.com/metadata.json';
@@ -9,17 +10,7 @@ function client(redirectUris: string[], extra: Record<string, unknown> = {}): Cl
 }
 
 // Claude Code's published document: portless loopback URIs and no application_type.
-const CLAUDE_CODE = parseClientMetadataDocument(
-  {
-    client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
-    client_name: 'Claude Code',
-    redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  },
-  'https://claude.ai/oauth/claude-code-client-metadata',
-);
+const CLAUDE_CODE = parseClientMetadataDocument(CLAUDE_CODE_DOCUMENT, CLAUDE_CODE_DOCUMENT.client_id);
 
 function check(metadata: ClientMetadata, allowed: readonly string[], refused: readonly string[]): void {
   for (const uri of allowed) assert.equal(redirectUriAllowed(uri, metadata), true, `expected ${uri} to be allowed`);
