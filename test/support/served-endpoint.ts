@@ -1,10 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLocalAccess } from '../../lib/access/local-access.js';
+import { silentLogger } from '../../lib/core/logger.js';
+import type { McpEndpointOptions } from '../../lib/mcp/endpoint/endpoint-options.js';
+import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 
 /** What these tests serve over HTTP: an McpEndpoint, or anything else that handles requests and stops. */
 interface Handling {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   stop(reason: string): Promise<unknown>;
+}
+
+/** An endpoint on /mcp with Local access (loopback callers only) that logs nothing unless given a logger. */
+export function localEndpoint(options: Omit<McpEndpointOptions, 'path' | 'access' | 'logger'> & Partial<Pick<McpEndpointOptions, 'logger'>>): McpEndpoint {
+  return new McpEndpoint({ path: '/mcp', access: createLocalAccess(), logger: silentLogger, ...options });
 }
 
 /** An endpoint behind a real node:http server on a free loopback port. */

@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { createLocalAccess } from '../../lib/access/local-access.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import type { ExecutionRequest } from '../../lib/execution/broker.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
@@ -9,7 +8,7 @@ import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 import { recordingLogger } from '../support/recording-logger.js';
-import { serveEndpoint, modernMeta, type ServedEndpoint } from '../support/served-endpoint.js';
+import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // A flow writes 10,000 log lines of 4 KB to a client that asked for them and does not read its
 // response. What the server holds for that client stays bounded (the unsent bytes of the call's own
@@ -40,10 +39,8 @@ function chattyFlow(request: ExecutionRequest): void {
 }
 
 before(async () => {
-  endpoint = new McpEndpoint({
+  endpoint = localEndpoint({
     serverName: 'backlog-test',
-    path: '/mcp',
-    access: createLocalAccess(),
     maxInFlight: 4,
     logger,
     onCallFinished: (event) => finished.push(event),

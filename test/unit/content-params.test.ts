@@ -1,13 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { createLocalAccess } from '../../lib/access/local-access.js';
-import { silentLogger } from '../../lib/core/logger.js';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
-import { serveEndpoint, modernMeta, type ServedEndpoint } from '../support/served-endpoint.js';
+import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // Malformed prompts/get and resources/read params, on both eras, through a real McpEndpoint behind a
 // node:http server: the client is told -32602 naming what is wrong, never -32603 with the
@@ -19,12 +17,9 @@ let port: number;
 const flowCalls: string[] = [];
 
 before(async () => {
-  endpoint = new McpEndpoint({
+  endpoint = localEndpoint({
     serverName: 'params-test',
-    path: '/mcp',
-    access: createLocalAccess(),
     maxInFlight: 4,
-    logger: silentLogger,
     execute: () => undefined,
     executeContent: (executionId, call) => {
       flowCalls.push(call.kind);

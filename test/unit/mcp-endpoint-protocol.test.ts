@@ -1,13 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { createLocalAccess } from '../../lib/access/local-access.js';
-import { silentLogger } from '../../lib/core/logger.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
-import { serveEndpoint, modernMeta, type ServedEndpoint } from '../support/served-endpoint.js';
+import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // One McpEndpoint behind a real node:http server on loopback, with Local access. Its "flow" answers
 // each call at once with what `answers` holds for the tool.
@@ -20,12 +18,9 @@ let served: ServedEndpoint;
 let port: number;
 
 before(async () => {
-  endpoint = new McpEndpoint({
+  endpoint = localEndpoint({
     serverName: 'protocol-test',
-    path: '/mcp',
-    access: createLocalAccess(),
     maxInFlight: 8,
-    logger: silentLogger,
     onCallFinished: (event) => finished.push(event),
     execute: (request) => {
       executed.push(request.toolName);
