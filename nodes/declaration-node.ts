@@ -1,12 +1,17 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { McpPaletteError, catalogKey } from '../lib/core/errors.js';
 import { isSchemaRefusal, type SchemaIssue } from '../lib/mcp/schema-issues.js';
+import type { ToolBinding } from '../lib/mcp/tool-definition.js';
+import { describeBinding, type OwnedDeclarations } from '../lib/mcp/tool-registry.js';
 
 /** What one declaration node type (tool, resource, prompt) does with its editor config. */
-export interface Declaration<Config> {
-  /** Parses the config and registers it under the node's id; returns the `status.ready` parameters. */
-  readonly register: (id: string, config: Config) => Record<string, string>;
-  readonly unregister: (id: string) => void;
+export interface Declaration<Config, Definition extends { readonly binding: ToolBinding }> {
+  /** Throws McpPaletteError for a config that cannot be served. */
+  readonly parse: (config: Config) => Definition;
+  /** Where the definition is kept under the node's id while the node runs. */
+  readonly registry: OwnedDeclarations<Definition>;
+  /** The `status.ready` parameters that name what was declared; `binding` is added to them. */
+  readonly names: (definition: Definition) => Record<string, string>;
   /** For types with schemas: a refused schema's issues as sentences, instead of the validator's lines. */
   readonly sayIssues?: (issues: readonly SchemaIssue[]) => string;
 }
@@ -16,13 +21,20 @@ export interface Declaration<Config> {
  * start, show what was declared or why it was refused, unregister on close. A refused declaration is
  * served nowhere, and the endpoint keeps serving everything else.
  */
-export function registerDeclarationNode<Config>(RED: NodeAPI, type: string, declaration: Declaration<Config>): void {
+export function registerDeclarationNode<Config, Definition extends { readonly binding: ToolBinding }>(
+  RED: NodeAPI,
+  type: string,
+  declaration: Declaration<Config, Definition>,
+): void {
   function DeclarationNode(this: Node, config: NodeDef & Config) {
     RED.nodes.createNode(this, config);
     const node = this;
     const t = (key: string, params: Record<string, string | number> = {}) => RED._(`${type}.${key}`, params);
     try {
-      node.status({ fill: 'green', shape: 'dot', text: t('status.ready', declaration.register(node.id, config)) });
+      const definition = declaration.parse(config);
+      declaration.registry.register(node.id, definition);
+      const binding = definition.binding.shared ? t('status.shared') : describeBinding(definition.binding);
+      node.status({ fill: 'green', shape: 'dot', text: t('status.ready', { ...declaration.names(definition), binding }) });
     } catch (error) {
       if (!(error instanceof McpPaletteError)) throw error;
       const params = isSchemaRefusal(error) && declaration.sayIssues ? { reason: declaration.sayIssues(error.issues) } : { ...error.params };
@@ -31,7 +43,7 @@ export function registerDeclarationNode<Config>(RED: NodeAPI, type: string, decl
       node.error(reason);
     }
     node.on('close', (_removed: boolean, done: () => void) => {
-      declaration.unregister(node.id);
+      declaration.registry.unregister(node.id);
       done();
     });
   }

@@ -50,6 +50,12 @@
                     return SECONDS.test(s) && Number(s) >= min && Number(s) <= max ? true : t(key);
                 };
             },
+            /** A value the runtime's pattern accepts as typed (names of servers and tools). */
+            matches: function (pattern, key) {
+                return function (v, opt) {
+                    return pattern.test(text(v)) ? true : t(key);
+                };
+            },
             /** One of `values`, exactly. */
             oneOf: function (values, key) {
                 return function (v, opt) {
@@ -120,12 +126,20 @@
         /**
          * Registers `type` with Node-RED. `define(t, check)` returns its definition, given its catalog
          * (`t`) and the shared validators (`check`); every node of the palette then shares its palette
+         * category and colour (config nodes name their own category), its `name` property, its palette
          * label from its catalog, its label in italics when the user named the node, its template's
          * shared rows written out, and its dialog's labels fitted to the widest one when it opens.
          */
         register: function (type, define) {
             var t = catalog(type);
             var def = define(t, checks(t));
+            // The palette's own category and colour; config nodes say "config".
+            if (!def.category) {
+                def.category = "MCP";
+                def.color = def.color || "#C7E9C0";
+            }
+            // Every node can be named; `name` stays the first property, as flows have always saved it.
+            def.defaults = Object.assign({ name: { value: "" } }, def.defaults);
             var prefix = def.category === "config" ? "node-config-input" : "node-input";
             var prepare = def.oneditprepare;
             def.paletteLabel = def.paletteLabel || function () {
@@ -168,6 +182,30 @@
                 } else {
                     input.val(String(spec.value));
                 }
+            });
+        },
+
+        /**
+         * Registers a tool, resource or prompt: what `register` does, and what the three share. They
+         * have no wires; each is bound to an endpoint (when dropped, to the only one there is) and
+         * waits `timeout` seconds for its flow; its dialog opens with the endpoint picker filled.
+         */
+        registerDeclaration: function (type, define) {
+            editor.register(type, function (t, check) {
+                var def = define(t, check);
+                var prepare = def.oneditprepare;
+                def.defaults.endpoint = { value: "", validate: check.endpoint() };
+                def.defaults.timeout = { value: 60, validate: check.seconds(1, 86400, "errors.invalidTimeout") };
+                def.inputs = 0;
+                def.outputs = 0;
+                def.onadd = editor.bindToSoleEndpoint;
+                def.oneditprepare = function () {
+                    editor.endpointPicker(this);
+                    if (prepare) {
+                        prepare.apply(this, arguments);
+                    }
+                };
+                return def;
             });
         },
 

@@ -98,15 +98,12 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const paramHeaders = paramHeadersOrThrow(inputSchema);
   const checkStructuredContent = outputSchema ? compileOrThrow(outputSchema, 'output') : undefined;
 
-  const title = optionalText(config.title);
-  const description = optionalText(config.description);
+  const named = listedName(name, config);
   const listing: Tool = {
-    name,
-    ...(title ? { title } : {}),
-    ...(description ? { description } : {}),
+    ...named,
     inputSchema: inputSchema as Tool['inputSchema'],
     ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
-    annotations: parseAnnotations(config, title),
+    annotations: parseAnnotations(config, named.title),
     ...(taskSupport !== 'forbidden' ? { execution: { taskSupport } } : {}),
   };
   return Object.freeze({
@@ -254,6 +251,20 @@ function parseAnnotations(config: ToolConfig, title: string | undefined): ToolAn
 
 export function optionalText(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A listed item's name with the title and description the editor gave it; blank ones are left out of the listing. */
+export interface ListedName {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+}
+
+/** What tools, resources and prompts list the same way: `{ name, title?, description? }`. */
+export function listedName(name: string, config: { readonly title?: unknown; readonly description?: unknown }): ListedName {
+  const title = optionalText(config.title);
+  const description = optionalText(config.description);
+  return { name, ...(title ? { title } : {}), ...(description ? { description } : {}) };
 }
 
 /** The kinds a tool may ask the client for, from the editor's comma-separated text or an array. */

@@ -8,12 +8,19 @@ interface Registration {
   readonly definition: ToolDefinition;
 }
 
+/** Definitions kept by the id of the node that declared them; what a declaration node (tool, resource, prompt) registers into. */
+export interface OwnedDeclarations<Definition> {
+  /** Throws McpPaletteError when another node already declares the same item on an endpoint this one reaches. */
+  register(ownerId: string, definition: Definition): void;
+  unregister(ownerId: string): void;
+}
+
 /**
  * Every declared tool in this Node-RED process, keyed by the node that declared it. Tools bind to
  * an endpoint *path* (or to all endpoints), never to a node id, so a binding survives copy, import
  * and replacing the endpoint node. Endpoints read their catalog from here when flows start.
  */
-export class ToolRegistry {
+export class ToolRegistry implements OwnedDeclarations<ToolDefinition> {
   private readonly registrations = new Map<string, Registration>();
 
   /** Refuses a tool whose name is already served on an endpoint this one would also reach. */

@@ -14,6 +14,7 @@ import { createUpstreamSignIn } from '../../lib/auth/upstream/upstream-sign-in.j
 import { createUpstreamRefresher } from '../../lib/auth/upstream/upstream-refresh.js';
 import { OFFLINE_ACCESS } from '../../lib/auth/bridge/bridge-context.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
+import { registerConfigNode, type RefusableConfigNode } from '../config-node.js';
 import type { McpRedisNode } from '../mcp-redis/mcp-redis.js';
 import { loadSignInPageTexts } from '../../lib/auth/pages/page-texts.js';
 
@@ -22,69 +23,57 @@ interface McpAuthDef extends NodeDef {
 }
 
 /** Endpoints with OAuth access read `configuration`; `configError` says why there is none. */
-export interface McpAuthNode extends Node<Record<keyof AuthCredentials, unknown>> {
+export interface McpAuthNode extends Node<Record<keyof AuthCredentials, unknown>>, RefusableConfigNode {
   configuration?: AuthConfiguration;
-  configError?: string;
 }
 
 export default function (RED: NodeAPI) {
   // The bridge's browser pages speak the browser's language, not the runtime's: RED._ only knows the
   // latter, so the catalogs copied beside this file are read once, in every shipped language.
   const pages = loadSignInPageTexts(fileURLToPath(new URL('./locales', import.meta.url)));
-  function McpAuth(this: McpAuthNode, config: McpAuthDef) {
-    RED.nodes.createNode(this, config);
-    const node = this;
+  registerConfigNode<McpAuthNode, McpAuthDef>(RED, 'mcp-auth', (node, config) => {
     const logger = loggerOf(node);
     const requestLog = rateLimitedLog(logger);
     node.on('close', (_removed: boolean, done: () => void) => {
       requestLog.flush();
       done();
     });
-    try {
-      const settings = parseAuthConfig(config as unknown as Record<string, unknown>, node.credentials as AuthCredentials);
-      const storageNode = RED.nodes.getNode(config.storage ?? '') as McpRedisNode | null;
-      if (!storageNode) throw new McpPaletteError('no_storage', 'no storage selected');
-      if (!storageNode.store) throw new McpPaletteError('invalid_storage', 'storage configuration is invalid', { reason: storageNode.configError ?? '' });
-      // offline_access is offered, and asked of the provider, only when refresh is configured.
-      const provider = settings.refresh ? { ...settings.provider, scopes: [...settings.provider.scopes, OFFLINE_ACCESS] } : settings.provider;
-      node.configuration = Object.freeze({
-        id: node.id,
-        slug: settings.slug,
-        namespace: settings.namespace,
-        scopes: provider.scopes,
-        accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
-        consentPolicy: settings.consentPolicy,
-        registration: settings.registration,
-        store: storageNode.store,
-        clients: createClientResolver(
-          settings.pinnedClients,
-          settings.allowList,
-          createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
-          requestLog,
-        ),
-        acceptsClientDocument: (url: string) => settings.pinnedClients.has(url) || allowsUrlHost(settings.allowList, url),
-        createUpstream: (redirectUri: string) => createUpstreamSignIn(provider, redirectUri),
-        pages,
-        ...(settings.refresh
-          ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }
-          : {}),
-        audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
-        logger,
+    const settings = parseAuthConfig(config as unknown as Record<string, unknown>, node.credentials as AuthCredentials);
+    const storageNode = RED.nodes.getNode(config.storage ?? '') as McpRedisNode | null;
+    if (!storageNode) throw new McpPaletteError('no_storage', 'no storage selected');
+    if (!storageNode.store) throw new McpPaletteError('invalid_storage', 'storage configuration is invalid', { reason: storageNode.configError ?? '' });
+    // offline_access is offered, and asked of the provider, only when refresh is configured.
+    const provider = settings.refresh ? { ...settings.provider, scopes: [...settings.provider.scopes, OFFLINE_ACCESS] } : settings.provider;
+    node.configuration = Object.freeze({
+      id: node.id,
+      slug: settings.slug,
+      namespace: settings.namespace,
+      scopes: provider.scopes,
+      accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
+      consentPolicy: settings.consentPolicy,
+      registration: settings.registration,
+      store: storageNode.store,
+      clients: createClientResolver(
+        settings.pinnedClients,
+        settings.allowList,
+        createRegisteredClientLookup(storageNode.store, settings.namespace, settings.registration.unusedSeconds, { logger }),
         requestLog,
-      });
-    } catch (error) {
-      if (!(error instanceof McpPaletteError)) throw error;
-      node.configError = RED._(`mcp-auth.errors.${catalogKey(error.code)}`, { ...error.params });
-      node.error(node.configError);
-    }
-  }
-  RED.nodes.registerType('mcp-auth', McpAuth, {
-    credentials: {
-      oidcClientSecret: { type: 'password' },
-      entraClientSecret: { type: 'password' },
-      oidcRefreshKey: { type: 'password' },
-      entraRefreshKey: { type: 'password' },
-    },
+      ),
+      acceptsClientDocument: (url: string) => settings.pinnedClients.has(url) || allowsUrlHost(settings.allowList, url),
+      createUpstream: (redirectUri: string) => createUpstreamSignIn(provider, redirectUri),
+      pages,
+      ...(settings.refresh
+        ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }
+        : {}),
+      audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
+      logger,
+      requestLog,
+    });
+  }, {
+    oidcClientSecret: { type: 'password' },
+    entraClientSecret: { type: 'password' },
+    oidcRefreshKey: { type: 'password' },
+    entraRefreshKey: { type: 'password' },
   });
 
   // Withdrawing a user's remembered consent is the admin's (or, through the admin, the user's)

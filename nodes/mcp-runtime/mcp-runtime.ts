@@ -1,10 +1,10 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { parseAdminSettings, parseRuntimeConfig, type AdminSettings, type NodeRedServer, type RuntimeSettings } from '../../lib/config/runtime-config.js';
-import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
 import { hostRouteTable, type HostRouteTable } from '../../lib/http/host-routes.js';
 import { listenerRegistry } from '../../lib/http/listener-registry.js';
 import type { RouteSite } from '../../lib/http/route-site.js';
 import { TelemetryBus } from '../../lib/telemetry/telemetry-bus.js';
+import { registerConfigNode, type RefusableConfigNode } from '../config-node.js';
 import { nodeRedHttpServer, type ExpressLikeApp } from './node-red-http.js';
 
 interface McpRuntimeDef extends NodeDef {
@@ -18,10 +18,9 @@ interface McpRuntimeDef extends NodeDef {
 }
 
 /** Endpoints read these; the listener itself lives in lib's registry, opened by the first endpoint. */
-export interface McpRuntimeNode extends Node<{ adminToken?: unknown }> {
+export interface McpRuntimeNode extends Node<{ adminToken?: unknown }>, RefusableConfigNode {
   settings?: RuntimeSettings;
   admin?: AdminSettings;
-  configError?: string;
   /** Where this runtime's endpoints and OAuth routes are mounted (own listener or Node-RED's server). */
   site?: RouteSite;
   /** True when Node-RED's httpNodeAuth guards its HTTP node routes (one-port mode only). */
@@ -62,27 +61,19 @@ export default function (RED: NodeAPI) {
     return table;
   };
 
-  function McpRuntime(this: McpRuntimeNode, config: McpRuntimeDef) {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    this.telemetry = new TelemetryBus();
-    try {
-      this.settings = parseRuntimeConfig(config as unknown as Record<string, unknown>, nodeRedServer());
-      this.admin = parseAdminSettings(config as unknown as Record<string, unknown>, this.credentials);
-    } catch (error) {
-      if (!(error instanceof McpPaletteError)) throw error;
-      this.settings = undefined;
-      this.configError = RED._(`mcp-runtime.errors.${catalogKey(error.code)}`, { ...error.params });
-      this.error(this.configError);
-      return;
-    }
-    if (this.settings.server === 'own') {
-      this.site = listenerRegistry.site({ port: this.settings.port, host: this.settings.host });
+  registerConfigNode<McpRuntimeNode, McpRuntimeDef>(RED, 'mcp-runtime', (node, config) => {
+    node.telemetry = new TelemetryBus();
+    // Both parsed before either is kept: a refused node has no settings at all.
+    const settings = parseRuntimeConfig(config as unknown as Record<string, unknown>, nodeRedServer());
+    node.admin = parseAdminSettings(config as unknown as Record<string, unknown>, node.credentials);
+    node.settings = settings;
+    if (settings.server === 'own') {
+      node.site = listenerRegistry.site({ port: settings.port, host: settings.host });
       return;
     }
     const site = nodeRedSite();
-    this.site = site;
-    this.nodeRedAuth = Boolean(httpSettings().httpNodeAuth);
+    node.site = site;
+    node.nodeRedAuth = Boolean(httpSettings().httpNodeAuth);
     // A deploy may add an http in route on a path served here: the MCP route gives way and says so.
     const recheck = () => site.recheck();
     RED.events.on('flows:started', recheck);
@@ -90,6 +81,5 @@ export default function (RED: NodeAPI) {
       RED.events.removeListener('flows:started', recheck);
       done();
     });
-  }
-  RED.nodes.registerType('mcp-runtime', McpRuntime, { credentials: { adminToken: { type: 'password' } } });
+  }, { adminToken: { type: 'password' } });
 }

@@ -1,18 +1,14 @@
 import type { NodeAPI } from 'node-red';
-import { checkSchemaText, parseToolConfig, type ToolConfig } from '../../lib/mcp/tool-definition.js';
-import { describeBinding, toolRegistry } from '../../lib/mcp/tool-registry.js';
+import { checkSchemaText, parseToolConfig, type ToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
+import { toolRegistry } from '../../lib/mcp/tool-registry.js';
 import { registerDeclarationNode } from '../declaration-node.js';
 import { sayIssues } from './schema-sentences.js';
 
 export default function (RED: NodeAPI) {
-  registerDeclarationNode<ToolConfig>(RED, 'mcp-tool-registry', {
-    register: (id, config) => {
-      const definition = parseToolConfig(config);
-      toolRegistry.register(id, definition);
-      const binding = definition.binding.shared ? RED._('mcp-tool-registry.status.shared') : describeBinding(definition.binding);
-      return { tool: definition.name, binding };
-    },
-    unregister: (id) => toolRegistry.unregister(id),
+  registerDeclarationNode<ToolConfig, ToolDefinition>(RED, 'mcp-tool-registry', {
+    parse: parseToolConfig,
+    registry: toolRegistry,
+    names: (definition) => ({ tool: definition.name }),
     sayIssues: (issues) => sayIssues(issues, (key, params) => RED._(`mcp-tool-registry.${key}`, params)),
   });
 

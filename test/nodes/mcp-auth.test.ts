@@ -251,37 +251,27 @@ describe('mcp-auth', () => {
       assert.equal(statuses(server).some((s) => s.fill === 'green'), false);
     });
 
-    it('does not start with a Base URL that has a path', async () => {
+    /** Deploys with `options(port)`; the endpoint turns red saying `why(port)` and serves nothing. */
+    async function assertRefused(options: (port: number) => Parameters<typeof deploy>[1], why: (port: number) => string) {
       const port = await freePort();
-      const server = await deploy(port, { baseUrl: `http://127.0.0.1:${port}/tools` });
+      const server = await deploy(port, options(port));
       const status = await waitForStatus(server, 'red');
-      assert.equal(status.text, `OAuth sign-in needs a Base URL without a path, such as http://127.0.0.1:${port}`);
+      assert.equal(status.text, why(port));
       assert.equal(await probeEndpoint(port), 'refused');
-    });
+    }
+    const origin = (port: number) => `http://127.0.0.1:${port}`;
 
-    it('does not start with a Base URL but no mcp auth', async () => {
-      const port = await freePort();
-      const server = await deploy(port, { baseUrl: `http://127.0.0.1:${port}`, auth: '' });
-      const status = await waitForStatus(server, 'red');
-      assert.equal(status.text, CATALOG.oauthNeedsAuth);
-      assert.equal(await probeEndpoint(port), 'refused');
-    });
+    it('does not start with a Base URL that has a path', () =>
+      assertRefused((port) => ({ baseUrl: `${origin(port)}/tools` }), (port) => `OAuth sign-in needs a Base URL without a path, such as ${origin(port)}`));
 
-    it('does not start with an invalid mcp auth, and says why', async () => {
-      const port = await freePort();
-      const server = await deploy(port, { baseUrl: `http://127.0.0.1:${port}`, authExtra: { slug: 'Bad Slug' } });
-      const status = await waitForStatus(server, 'red');
-      assert.equal(status.text, `The mcp auth configuration is invalid: ${CATALOG.invalidSlug}`);
-      assert.equal(await probeEndpoint(port), 'refused');
-    });
+    it('does not start with a Base URL but no mcp auth', () =>
+      assertRefused((port) => ({ baseUrl: origin(port), auth: '' }), () => CATALOG.oauthNeedsAuth));
 
-    it('does not start with an mcp auth but no group', async () => {
-      const port = await freePort();
-      const server = await deploy(port, { baseUrl: `http://127.0.0.1:${port}`, groups: ' , ' });
-      const status = await waitForStatus(server, 'red');
-      assert.equal(status.text, CATALOG.oauthNeedsGroups);
-      assert.equal(await probeEndpoint(port), 'refused');
-    });
+    it('does not start with an invalid mcp auth, and says why', () =>
+      assertRefused((port) => ({ baseUrl: origin(port), authExtra: { slug: 'Bad Slug' } }), () => `The mcp auth configuration is invalid: ${CATALOG.invalidSlug}`));
+
+    it('does not start with an mcp auth but no group', () =>
+      assertRefused((port) => ({ baseUrl: origin(port), groups: ' , ' }), () => CATALOG.oauthNeedsGroups));
 
     it('serves with everything set: green, discovery documents, and 401 with the RFC 9728 challenge', async () => {
       const port = await freePort();

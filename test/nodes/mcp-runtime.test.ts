@@ -1,18 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  flowOf,
-  flowServerDef,
-  freePort,
-  helper,
-  lastStatus,
-  usePalette,
-  messagesOf,
-  probeEndpoint,
-  runtimeDef,
-  toolDef,
-  waitForStatus,
-} from './node-helper.js';
+import { flowOf, flowServerDef, freePort, helper, lastStatus, usePalette, messagesOf, probeEndpoint, runtimeDef, toolDef, waitForStatus } from './node-helper.js';
 
 describe('mcp-runtime', () => {
   const nodes = usePalette();

@@ -1,18 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import {
-  flowOf,
-  flowServerDef,
-  freePort,
-  helper,
-  lastStatus,
-  usePalette,
-  messagesOf,
-  rpc,
-  runtimeDef,
-  toolDef,
-  waitForStatus,
-} from './node-helper.js';
+import { beforeEach, describe, it } from 'node:test';
+import { flowOf, flowServerDef, freePort, helper, lastStatus, usePalette, messagesOf, rpc, runtimeDef, toolDef, waitForStatus } from './node-helper.js';
 
 describe('mcp-tool-registry', () => {
   const nodes = usePalette();
@@ -131,29 +119,25 @@ describe('mcp-tool-registry', () => {
   });
 
   describe('POST /mcp-tool-registry/validate-schema', () => {
+    beforeEach(() => helper.load(nodes, flowOf(toolDef('tool', 'echo'))));
+    /** The editor's inline check of one schema text. */
+    const validate = (schema: unknown, kind: 'input' | 'output' = 'input') =>
+      helper.request().post('/mcp-tool-registry/validate-schema').send({ schema, kind });
+
     it('accepts a valid schema', async () => {
-      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
-      const response = await helper.request()
-        .post('/mcp-tool-registry/validate-schema')
-        .send({ schema: '{"type":"object"}', kind: 'input' });
+      const response = await validate('{"type":"object"}');
       assert.equal(response.status, 200);
       assert.deepEqual(response.body, { valid: true, issues: [] });
     });
 
     it('rejects a root that is not "type": "object"', async () => {
-      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
-      const response = await helper.request()
-        .post('/mcp-tool-registry/validate-schema')
-        .send({ schema: '{"type":"objekt"}', kind: 'input' });
+      const response = await validate('{"type":"objekt"}');
       assert.equal(response.status, 200);
       assert.deepEqual(response.body, { valid: false, issues: [{ key: 'rootType', params: {} }] });
     });
 
     it('rejects a schema that JSON Schema itself refuses', async () => {
-      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
-      const response = await helper.request()
-        .post('/mcp-tool-registry/validate-schema')
-        .send({ schema: '{"type":"object","properties":{"a":{"type":"strin"}}}', kind: 'input' });
+      const response = await validate('{"type":"object","properties":{"a":{"type":"strin"}}}');
       assert.equal(response.status, 200);
       assert.equal(response.body.valid, false);
       assert.deepEqual(response.body.issues, [
@@ -162,18 +146,14 @@ describe('mcp-tool-registry', () => {
     });
 
     it('treats an empty output schema as valid and an empty input schema as missing', async () => {
-      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
-      const output = await helper.request().post('/mcp-tool-registry/validate-schema').send({ schema: '', kind: 'output' });
+      const output = await validate('', 'output');
       assert.deepEqual(output.body, { valid: true, issues: [] });
-      const input = await helper.request().post('/mcp-tool-registry/validate-schema').send({ schema: '', kind: 'input' });
+      const input = await validate('');
       assert.deepEqual(input.body, { valid: false, issues: [{ key: 'required', params: {} }] });
     });
 
     it('answers 400 when the schema is not a string', async () => {
-      await helper.load(nodes, flowOf(toolDef('tool', 'echo')));
-      const response = await helper.request()
-        .post('/mcp-tool-registry/validate-schema')
-        .send({ schema: { type: 'object' }, kind: 'input' });
+      const response = await validate({ type: 'object' });
       assert.equal(response.status, 400);
       assert.deepEqual(response.body, { valid: false, issues: [{ key: 'tooLarge', params: {} }] });
     });

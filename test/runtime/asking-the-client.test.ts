@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { answer, flowServer, runtime, storage, tab, tool, topicSwitch, TAB } from '../support/flows.js';
-import { JSON_HEADERS, rawRequest, waitForEndpoint, type Era, type RawResponse } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { JSON_HEADERS, rawRequest, type Era, type RawResponse } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
 import { Redis } from 'ioredis';
 import { openStream, type OpenStream } from '../support/sse-stream.js';
@@ -205,11 +205,8 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
   let otherUrl: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(askFlows(port), { env: { MCP_TEST_INSTANCE: 'solo' } });
-    url = `http://127.0.0.1:${port}/ask`;
-    otherUrl = `http://127.0.0.1:${port}/other`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(askFlows, '/ask', { env: { MCP_TEST_INSTANCE: 'solo' } }));
+    otherUrl = new URL('/other', url).href;
   });
   after(() => nodeRed?.stop());
 

@@ -8,6 +8,7 @@ import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { TaskClient } from '../support/task-client.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import { modernMeta } from '../support/served-endpoint.js';
 
 const CLIENT_ID = 'https://client.test/oauth/cancel.json';
 const SECRET = 'bridge-secret-for-cancel-tests';
@@ -24,11 +25,7 @@ msg.payload = { executionId: p.executionId, requests: { city: { elicitation: { m
 return msg;`;
 
 /** The envelope and headers of a 2026-07-28 tools/call, declaring elicitation. */
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'cancel-test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-};
+const MODERN_META = modernMeta({ elicitation: { form: {} } }, {}, 'cancel-test');
 const modernHeaders = (name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
 
 /**

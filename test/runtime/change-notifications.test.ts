@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProtocolError, type Client } from '@modelcontextprotocol/client';
+import { type Client } from '@modelcontextprotocol/client';
 import { flowServer, prompt, resource, runtime, tab, tool, TAB } from '../support/flows.js';
-import { connect, waitForEndpoint } from '../support/mcp-http.js';
+import { connect, protocolError, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -82,16 +82,6 @@ function notifications(client: Client, methods: string[]) {
       });
     },
   };
-}
-
-async function protocolError(promise: Promise<unknown>): Promise<ProtocolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the request to fail');
 }
 
 describe(`change notifications (subscriptions/listen, mcp-resource-updated) on ${nodeRedPackage}`, () => {

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { answer, flowServer, prompt, resource, runtime, tab, topicSwitch } from '../support/flows.js';
-import { JSON_HEADERS, rawRequest, waitForEndpoint, type Era, type RawResponse } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { JSON_HEADERS, rawRequest, type Era, type RawResponse } from '../support/mcp-http.js';
+import { nodeRedPackage, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 import { docExample } from '../support/doc-examples.js';
 
 /** Logs what each request of the prompt's flow carried, then runs the docs' example. */
@@ -68,10 +68,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
   let url: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(contentFlows(port));
-    url = `http://127.0.0.1:${port}/content`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(contentFlows, '/content'));
   });
   after(() => nodeRed?.stop());
 

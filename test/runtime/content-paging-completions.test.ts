@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProtocolError, type Client } from '@modelcontextprotocol/client';
+import { type Client } from '@modelcontextprotocol/client';
 import { answer, flowServer, prompt, resource, runtime, tab, tool } from '../support/flows.js';
-import { connect, postJsonRpc, waitForEndpoint, type Era } from '../support/mcp-http.js';
+import { connect, postJsonRpc, protocolError, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -82,16 +82,6 @@ function extraFlows(port: number): FlowNode[] {
     { id: 'metrics', type: 'mcp-server-metrics', z: EXTRAS, name: '', runtime: 'rt-extras', report: 'all', x: 100, y: 300, wires: [['telemetry']] },
     answer('telemetry', `node.warn('telemetry seen: ' + msg.topic + ' ' + JSON.stringify(msg.payload));\nreturn null;`, '', EXTRAS),
   ];
-}
-
-async function protocolError(promise: Promise<unknown>): Promise<ProtocolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the request to fail');
 }
 
 /**

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, router, runtime, tab, tool } from '../support/flows.js';
 import { connect, postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 
 const RESPOND = `msg.topic = 'mcp-tool-response';`;
 
@@ -38,10 +38,7 @@ describe(`misbehaving flows on ${nodeRedPackage}`, () => {
   const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0]!.text;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(faultFlows(port));
-    url = `http://127.0.0.1:${port}/faults`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(faultFlows, '/faults'));
   });
   after(() => nodeRed?.stop());
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { exampleFlow } from '../support/flows.js';
-import { connect, waitForEndpoint, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { connect, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 import { TaskClient } from '../support/task-client.js';
 
 type Progress = { progress: number; total?: number; message?: string };
@@ -13,10 +13,7 @@ describe(`the long-job example flow on ${nodeRedPackage}`, () => {
   let url: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(exampleFlow(port, 'long-job.json'));
-    url = `http://127.0.0.1:${port}/jobs`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing((port) => exampleFlow(port, 'long-job.json'), '/jobs'));
   });
   after(() => nodeRed?.stop());
 

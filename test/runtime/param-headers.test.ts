@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, runtime, tab, tool } from '../support/flows.js';
-import { connect, JSON_HEADERS, rawRequest, waitForEndpoint, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { connect, JSON_HEADERS, rawRequest, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
+import { modernMeta } from '../support/served-endpoint.js';
 
 /** A tool that mirrors its `region` argument in an Mcp-Param-Region header, and one declared wrongly. */
 function headerFlows(port: number): FlowNode[] {
@@ -26,21 +27,14 @@ function headerFlows(port: number): FlowNode[] {
   ];
 }
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const MODERN_META = modernMeta({}, {}, 'raw');
 
 describe(`Mcp-Param-* headers on ${nodeRedPackage}`, () => {
   let nodeRed: NodeRedProcess;
   let url: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(headerFlows(port));
-    url = `http://127.0.0.1:${port}/routed`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(headerFlows, '/routed'));
   });
   after(() => nodeRed?.stop());
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { answer, flowServer, router, runtime, tab, tool, topicSwitch, TAB } from '../support/flows.js';
-import { connect, postJsonRpc, waitForEndpoint, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { connect, postJsonRpc, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 
 /**
  * A job that reports `steps` progress steps, `intervalMs` apart, then answers; its timer is kept in
@@ -80,10 +80,7 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
   let url: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(jobFlows(port));
-    url = `http://127.0.0.1:${port}/jobs`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(jobFlows, '/jobs'));
   });
   after(() => nodeRed?.stop());
 

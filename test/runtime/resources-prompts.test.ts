@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/client';
+import { ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { answer, flowServer, plantStatusFlow, prompt, resource, runtime, tab, tool } from '../support/flows.js';
-import { connect, postJsonRpc, waitForEndpoint, type Era } from '../support/mcp-http.js';
+import { connect, postJsonRpc, protocolError, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -59,16 +59,6 @@ function faultFlows(port: number): FlowNode[] {
     flowServer('fs-tools', { runtime: 'rt-faults', path: '/tools-only', z: FAULTS }),
     tool('t-only', { name: 'only_tool', endpoint: '/tools-only', z: FAULTS }),
   ];
-}
-
-async function protocolError(promise: Promise<unknown>): Promise<ProtocolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the request to fail');
 }
 
 describe(`resources, templates, prompts and completions on ${nodeRedPackage}`, () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, runtime, storage, tab, tool, topicSwitch } from '../support/flows.js';
-import { JSON_HEADERS, rawRequest, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { JSON_HEADERS, rawRequest, type RawResponse } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
 import { TASKS_EXTENSION, TaskClient } from '../support/task-client.js';
 
@@ -140,10 +140,7 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
   let url: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(askFlows(port), { env: { MCP_TEST_INSTANCE: 'solo' } });
-    url = `http://127.0.0.1:${port}/tasks`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(askFlows, '/tasks', { env: { MCP_TEST_INSTANCE: 'solo' } }));
   });
   after(() => nodeRed?.stop());
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, router, runtime, storage, tab, tool, topicSwitch, TAB } from '../support/flows.js';
-import { connect, waitForEndpoint, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { connect, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
 import { TaskClient } from '../support/task-client.js';
 
@@ -80,11 +80,8 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
   let limitedUrl: string;
 
   before(async () => {
-    const port = await freePort();
-    nodeRed = await startNodeRed(taskFlows(port), { env: { MCP_TEST_INSTANCE: 'solo' } });
-    url = `http://127.0.0.1:${port}/tasks`;
-    limitedUrl = `http://127.0.0.1:${port}/limited`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(taskFlows, '/tasks', { env: { MCP_TEST_INSTANCE: 'solo' } }));
+    limitedUrl = new URL('/limited', url).href;
   });
   after(() => nodeRed?.stop());
 

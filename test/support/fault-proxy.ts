@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { freePort } from './ports.js';
+import { freePort, listenOnLoopback } from './ports.js';
 
 /**
  * A small HTTP proxy of our own in front of a real provider (the test IdP), so tests can make the
@@ -72,13 +72,7 @@ export async function startFaultProxy(options: { readonly target?: string; reado
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOnLoopback(server, port);
 
   return {
     port,

@@ -144,26 +144,35 @@ export function clusterStorage(id: string, nodesEnv: string): FlowNode {
   return { id, type: 'mcp-redis', name: '', mode: 'cluster', keyPrefix: 'mcptest', urlEnv: '', passwordEnv: '', clusterNodes: '', clusterNodesEnv: nodesEnv };
 }
 
-export function oidcAuth(
-  id: string,
-  options: { storage: string; issuer: string; clientId: string; secretEnv: string; slug?: string; clientHosts?: string; pinned?: object[]; ttl?: number },
-): FlowNode {
+/** What every mcp-auth of the tests shares, whatever its provider. */
+interface AuthOptions {
+  storage: string;
+  clientId: string;
+  secretEnv: string;
+  slug?: string;
+  clientHosts?: string;
+  pinned?: object[];
+  ttl?: number;
+}
+
+function auth(id: string, provider: 'oidc' | 'entra', options: AuthOptions): FlowNode {
   return {
     id,
     type: 'mcp-auth',
     name: '',
-    provider: 'oidc',
+    provider,
     storage: options.storage,
     slug: options.slug ?? 'team',
     clientHosts: options.clientHosts ?? '',
     accessTokenTtl: String(options.ttl ?? 900),
     pinnedClients: options.pinned ? JSON.stringify(options.pinned) : '',
-    oidcIssuer: options.issuer,
-    oidcClientId: options.clientId,
-    oidcSecretEnv: options.secretEnv,
-    oidcEmailClaim: 'email',
-    oidcGroupsClaim: 'groups',
+    [`${provider}ClientId`]: options.clientId,
+    [`${provider}SecretEnv`]: options.secretEnv,
   };
+}
+
+export function oidcAuth(id: string, options: AuthOptions & { issuer: string }): FlowNode {
+  return { ...auth(id, 'oidc', options), oidcIssuer: options.issuer, oidcEmailClaim: 'email', oidcGroupsClaim: 'groups' };
 }
 
 export function runtimeWithBaseUrl(id: string, port: number): FlowNode {
@@ -184,25 +193,8 @@ export function oauthServer(
 }
 
 /** An mcp-auth with the Microsoft Entra ID provider; `authority` may be a loopback test provider's origin. */
-export function entraAuth(
-  id: string,
-  options: { storage: string; tenantId: string; clientId: string; secretEnv: string; authority?: string; slug?: string; clientHosts?: string; pinned?: object[]; ttl?: number },
-): FlowNode {
-  return {
-    id,
-    type: 'mcp-auth',
-    name: '',
-    provider: 'entra',
-    storage: options.storage,
-    slug: options.slug ?? 'team',
-    clientHosts: options.clientHosts ?? '',
-    accessTokenTtl: String(options.ttl ?? 900),
-    pinnedClients: options.pinned ? JSON.stringify(options.pinned) : '',
-    entraTenantId: options.tenantId,
-    entraClientId: options.clientId,
-    entraSecretEnv: options.secretEnv,
-    entraAuthority: options.authority ?? '',
-  };
+export function entraAuth(id: string, options: AuthOptions & { tenantId: string; authority?: string }): FlowNode {
+  return { ...auth(id, 'entra', options), entraTenantId: options.tenantId, entraAuthority: options.authority ?? '' };
 }
 
 /** The shipped plant-status example (resources, a template, a prompt) with its runtime moved to `port`. */

@@ -1,5 +1,6 @@
+import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 export type Era = 'legacy' | 'modern';
 
@@ -70,4 +71,15 @@ export function parseBody(body: string): any {
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(trimmed);
   const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
   return data ? JSON.parse(data.slice(5)) : trimmed;
+}
+
+/** The JSON-RPC error a request through the official client ends with; fails the test when it succeeds or fails otherwise. */
+export async function protocolError(promise: Promise<unknown>): Promise<ProtocolError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ProtocolError, `expected a ProtocolError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the request to fail');
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { collectOutput } from './child-output.js';
 import { nodeRedDir, nodeRedLabel } from './node-red-package.js';
 import { freePort } from './ports.js';
 
@@ -86,14 +87,7 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env, NODE_RED_HOME: userDir },
   });
-  let output = '';
-  const waiters = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const wake of waiters) wake();
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  const { text: output, wakers: waiters } = collectOutput(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const waitForOutput = (text: string | RegExp, since = 0, timeoutMs = 20_000) =>
@@ -101,16 +95,16 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
   const matchesOf = (pattern: RegExp, tail: string) => [...tail.matchAll(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))];
   const waitForMatches = async (pattern: RegExp, count: number, since = 0, timeoutMs = 20_000) => {
     await waitUntil((tail) => matchesOf(pattern, tail).length >= count, `${count} x ${String(pattern)}`, since, timeoutMs);
-    return matchesOf(pattern, output.slice(since));
+    return matchesOf(pattern, output().slice(since));
   };
   // The time limit only stops a broken test from hanging; every wait ends on what Node-RED printed.
   function waitUntil(done: (tail: string) => boolean, what: string, since: number, timeoutMs: number) {
     return new Promise<void>((resolve, reject) => {
-      const matches = () => done(output.slice(since));
+      const matches = () => done(output().slice(since));
       if (matches()) return resolve();
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what} in Node-RED output:\n${output.slice(-3000)}`));
+        reject(new Error(`timed out waiting for ${what} in Node-RED output:\n${output().slice(-3000)}`));
       }, timeoutMs);
       const check = () => {
         if (!matches()) return;
@@ -119,7 +113,6 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
         resolve();
       };
       waiters.add(check);
-      child.once('exit', () => check());
     });
   }
 
@@ -145,11 +138,11 @@ export async function startNodeRed(flows: FlowNode[], options: StartOptions = {}
     adminUrl,
     adminPort: uiPort,
     userDir,
-    output: () => output,
+    output,
     waitForOutput,
     waitForMatches,
     async deploy(nextFlows, type = 'full') {
-      const since = output.length;
+      const since = output().length;
       const response = await fetch(`${adminUrl}/flows`, {
         method: 'POST',
         headers: { ...adminHeaders, 'content-type': 'application/json', 'node-red-deployment-type': type, 'node-red-api-version': 'v1' },

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { collectOutput } from './child-output.js';
 import { repoRoot } from './node-red-process.js';
 
 /** One of the repository's `npm start` scripts, run as `node scripts/<name>` with its output collected. */
@@ -19,30 +20,20 @@ export function runScript(script: string, env: Record<string, string>, args: str
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const wakers = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const wake of wakers) wake();
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  const { text: output, wakers } = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  exited.then(() => {
-    for (const wake of wakers) wake();
-  });
   return {
-    output: () => output,
+    output,
     waitFor(pattern, since = 0) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const match = pattern.exec(output.slice(since));
+          const match = pattern.exec(output().slice(since));
           if (match) {
             wakers.delete(check);
             resolve(match);
           } else if (child.exitCode !== null) {
             wakers.delete(check);
-            reject(new Error(`${script} exited (${child.exitCode}) before printing ${pattern}:\n${output.slice(-3000)}`));
+            reject(new Error(`${script} exited (${child.exitCode}) before printing ${pattern}:\n${output().slice(-3000)}`));
           }
         };
         wakers.add(check);

@@ -1,24 +1,58 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
+import { createLocalAccess } from '../../lib/access/local-access.js';
+import { silentLogger } from '../../lib/core/logger.js';
+import type { McpEndpointOptions } from '../../lib/mcp/endpoint/endpoint-options.js';
+import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 
-/** An McpEndpoint behind its own node:http server on a free loopback port (unit tests of the endpoint). */
-export interface ServedEndpoint {
-  readonly endpoint: McpEndpoint;
-  readonly server: Server;
-  readonly port: number;
+/** What these tests serve over HTTP: an McpEndpoint, or anything else that handles requests and stops. */
+interface Handling {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  stop(reason: string): Promise<unknown>;
 }
 
-export async function serveEndpoint(endpoint: McpEndpoint): Promise<ServedEndpoint> {
+/** An endpoint on /mcp with Local access (loopback callers only) that logs nothing unless given a logger. */
+export function localEndpoint(options: Omit<McpEndpointOptions, 'path' | 'access' | 'logger'> & Partial<Pick<McpEndpointOptions, 'logger'>>): McpEndpoint {
+  return new McpEndpoint({ path: '/mcp', access: createLocalAccess(), logger: silentLogger, ...options });
+}
+
+/** An endpoint behind a real node:http server on a free loopback port. */
+export interface ServedEndpoint<T extends Handling = McpEndpoint> {
+  readonly endpoint: T;
+  readonly port: number;
+  readonly server: Server;
+  /** Stops the endpoint (as a deploy would), then closes the server. */
+  close(): Promise<void>;
+}
+
+export async function serveEndpoint<T extends Handling>(endpoint: T): Promise<ServedEndpoint<T>> {
   const server = createServer((req, res) => void endpoint.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { endpoint, server, port: (server.address() as AddressInfo).port };
+  return {
+    endpoint,
+    port: (server.address() as AddressInfo).port,
+    server,
+    close: () => stopServed([{ endpoint, server }]),
+  };
 }
 
 /** Stops each endpoint (its pending calls end) and closes its server. */
-export async function stopServed(served: readonly ServedEndpoint[]): Promise<void> {
+export async function stopServed(served: readonly { readonly endpoint: Handling; readonly server: Server }[]): Promise<void> {
   for (const { endpoint, server } of served) {
     await endpoint.stop('test over');
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+}
+
+/**
+ * The `_meta` a 2026-07-28 request carries instead of an initialize handshake: the revision, the
+ * client (named `test` unless said) and its capabilities, with `more` entries (a log level) after them.
+ */
+export function modernMeta(capabilities: Record<string, unknown> = {}, more: Record<string, unknown> = {}, clientName = 'test'): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+    ...more,
+  };
 }

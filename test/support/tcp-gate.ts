@@ -1,5 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { freePort } from './ports.js';
+import { freePort, listenOnLoopback } from './ports.js';
 
 /**
  * A TCP relay of our own in front of a real server (redis-server), so a test can hold what its
@@ -43,13 +43,7 @@ export async function startTcpGate(targetPort: number, targetHost = '127.0.0.1')
     upstream.pipe(client);
     client.once('end', () => upstream.end());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOnLoopback(server, port);
 
   return {
     port,

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { freePort } from './ports.js';
+import { freePort, listenOnLoopback } from './ports.js';
 
 /**
  * A real OpenID provider (panva's oidc-provider) on 127.0.0.1 over plain http, for tests that must
@@ -238,13 +238,7 @@ async function listen(Provider: ProviderConstructor, configuration: Record<strin
     const provider = new Provider(`http://127.0.0.1:${publicPort ?? port}${mount}`, { ...configuration });
     const server: Server = createServer();
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      await listenOnLoopback(server, port);
       return { server, port, provider };
     } catch (error) {
       if (fixedPort !== undefined || attempt >= 5) throw error;

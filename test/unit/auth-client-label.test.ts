@@ -2,19 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clientLabel } from '../../lib/auth/client-label.js';
 
+/** Asserts that every client_id URL in `urls` is labelled `expected`. */
+function labelsAll(expected: string, urls: readonly string[]): void {
+  for (const url of urls) assert.equal(clientLabel(url), expected, url);
+}
+
 describe('clientLabel', () => {
   it("names Claude's hosts 'claude'", () => {
-    assert.equal(clientLabel('https://claude.ai/oauth/claude-code-client-metadata'), 'claude');
-    assert.equal(clientLabel('https://app.claude.ai/client.json'), 'claude');
-    assert.equal(clientLabel('https://a.b.claude.ai/client.json'), 'claude');
-    assert.equal(clientLabel('https://claude.com/client.json'), 'claude');
-    assert.equal(clientLabel('https://CLAUDE.AI/client.json'), 'claude');
+    labelsAll('claude', [
+      'https://claude.ai/oauth/claude-code-client-metadata',
+      'https://app.claude.ai/client.json',
+      'https://a.b.claude.ai/client.json',
+      'https://claude.com/client.json',
+      'https://CLAUDE.AI/client.json',
+    ]);
   });
 
   it("names ChatGPT's hosts 'chatgpt'", () => {
-    assert.equal(clientLabel('https://chatgpt.com/connector/metadata.json'), 'chatgpt');
-    assert.equal(clientLabel('https://openai.com/client.json'), 'chatgpt');
-    assert.equal(clientLabel('https://platform.openai.com/client.json'), 'chatgpt');
+    labelsAll('chatgpt', ['https://chatgpt.com/connector/metadata.json', 'https://openai.com/client.json', 'https://platform.openai.com/client.json']);
   });
 
   it("names a client whose name contains Codex 'codex', whatever its host", () => {
@@ -29,21 +34,15 @@ describe('clientLabel', () => {
   });
 
   it('does not match a look-alike host by suffix alone', () => {
-    assert.equal(clientLabel('https://notclaude.ai/client.json'), 'notclaude.ai');
-    assert.equal(clientLabel('https://claude.ai.evil.example/client.json'), 'claude.ai.evil.example');
-    assert.equal(clientLabel('https://fakechatgpt.com/client.json'), 'fakechatgpt.com');
+    for (const host of ['notclaude.ai', 'claude.ai.evil.example', 'fakechatgpt.com']) labelsAll(host, [`https://${host}/client.json`]);
   });
 
   it("names a malformed client_id 'unknown'", () => {
-    assert.equal(clientLabel('not a url'), 'unknown');
-    assert.equal(clientLabel(''), 'unknown');
-    assert.equal(clientLabel('claude.ai'), 'unknown');
-    assert.equal(clientLabel('https://'), 'unknown');
+    labelsAll('unknown', ['not a url', '', 'claude.ai', 'https://']);
   });
 
   it("names a client_id URL without a host 'unknown'", () => {
-    assert.equal(clientLabel('urn:example:client'), 'unknown');
-    assert.equal(clientLabel('file:///etc/passwd'), 'unknown');
+    labelsAll('unknown', ['urn:example:client', 'file:///etc/passwd']);
   });
 });
 

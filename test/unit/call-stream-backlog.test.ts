@@ -1,8 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import { createLocalAccess } from '../../lib/access/local-access.js';
+import { connect, type Socket } from 'node:net';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import type { ExecutionRequest } from '../../lib/execution/broker.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
@@ -10,6 +8,7 @@ import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 import { recordingLogger } from '../support/recording-logger.js';
+import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // A flow writes 10,000 log lines of 4 KB to a client that asked for them and does not read its
 // response. What the server holds for that client stays bounded (the unsent bytes of the call's own
@@ -22,7 +21,7 @@ const LINE = 'x'.repeat(4096);
 const SLACK = 64 * 1024;
 
 let endpoint: McpEndpoint;
-let server: Server;
+let served: ServedEndpoint;
 let port: number;
 const sockets: Socket[] = [];
 const finished: CallFinished[] = [];
@@ -40,33 +39,24 @@ function chattyFlow(request: ExecutionRequest): void {
 }
 
 before(async () => {
-  endpoint = new McpEndpoint({
+  endpoint = localEndpoint({
     serverName: 'backlog-test',
-    path: '/mcp',
-    access: createLocalAccess(),
     maxInFlight: 4,
     logger,
     onCallFinished: (event) => finished.push(event),
     execute: chattyFlow,
   });
   endpoint.setCatalog(new ToolCatalog([parseToolConfig({ toolName: 'chatty', endpoint: '/mcp', inputSchema: '{"type":"object"}' })]));
-  server = createServer((req, res) => void endpoint.handle(req, res));
-  server.on('connection', (socket) => sockets.push(socket));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  served = await serveEndpoint(endpoint);
+  served.server.on('connection', (socket) => sockets.push(socket));
+  port = served.port;
 });
 after(async () => {
-  await endpoint.stop('test over');
   for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await served.close();
 });
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/logLevel': 'info',
-};
+const MODERN_META = modernMeta({}, { 'io.modelcontextprotocol/logLevel': 'info' });
 
 /** A raw HTTP/1.1 POST on its own connection; the socket is paused at once, so nothing is read. */
 function postWithoutReading(body: unknown, headers: Record<string, string>): { client: Socket; server: () => Socket } {

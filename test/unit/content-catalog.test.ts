@@ -1,27 +1,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpPaletteError } from '../../lib/core/errors.js';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
 import { ContentRegistry } from '../../lib/mcp/content/content-registry.js';
 import { completeFrom, parseCompletionLines } from '../../lib/mcp/content/completion-values.js';
 import { checkResourceUri, parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { checkPromptArguments, parsePromptConfig, renderPrompt } from '../../lib/mcp/content/prompt-definition.js';
 import { promptResultFrom, resourceResultFrom } from '../../lib/mcp/content/content-answers.js';
+import { paletteCode } from '../support/palette-errors.js';
 
 const resource = (uri: string, extra: Record<string, unknown> = {}) =>
   parseResourceConfig({ resourceName: uri.replace(/\W+/g, '-'), uri, endpoint: '/mcp', mimeType: 'text/plain', ...extra });
 const prompt = (name: string, extra: Record<string, unknown> = {}) =>
   parsePromptConfig({ promptName: name, endpoint: '/mcp', messages: [{ role: 'user', text: 'Report on {{machine}}' }], ...extra });
-
-function paletteCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof McpPaletteError);
-    return error.code;
-  }
-  assert.fail('expected a McpPaletteError');
-}
 
 describe('resource definitions', () => {
   it('lists a fixed URI as a resource and a template as a resource template', () => {

@@ -1,25 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { McpPaletteError } from '../../lib/core/errors.js';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
 import { completeFromFlow } from '../../lib/mcp/content/completion-values.js';
 import { InvalidAnswerError } from '../../lib/mcp/content/content-answers.js';
 import { answerFrom, cancelMessage, requestMessage } from '../../lib/mcp/content/content-messages.js';
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
+import { paletteCode } from '../support/palette-errors.js';
 
 // Without a MIME type (blank), so the listings show only what each test sets.
 const resource = (uri: string, extra: Record<string, unknown> = {}) => parseResourceConfig({ resourceName: 'r', uri, endpoint: '/mcp', mimeType: '', ...extra });
-
-function paletteCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof McpPaletteError);
-    return error.code;
-  }
-  assert.fail('expected a McpPaletteError');
-}
 
 describe('resource annotations and size', () => {
   it('lists audience, priority and size as set in the editor', () => {

@@ -1,30 +1,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLocalAccess } from '../../lib/access/local-access.js';
-import { silentLogger } from '../../lib/core/logger.js';
+import { request as httpRequest } from 'node:http';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
 import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
+import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // Malformed prompts/get and resources/read params, on both eras, through a real McpEndpoint behind a
 // node:http server: the client is told -32602 naming what is wrong, never -32603 with the
 // validator's dump, and no flow is asked.
 
 let endpoint: McpEndpoint;
-let server: Server;
+let served: ServedEndpoint;
 let port: number;
 const flowCalls: string[] = [];
 
 before(async () => {
-  endpoint = new McpEndpoint({
+  endpoint = localEndpoint({
     serverName: 'params-test',
-    path: '/mcp',
-    access: createLocalAccess(),
     maxInFlight: 4,
-    logger: silentLogger,
     execute: () => undefined,
     executeContent: (executionId, call) => {
       flowCalls.push(call.kind);
@@ -40,20 +35,12 @@ before(async () => {
       ],
     ),
   );
-  server = createServer((req, res) => void endpoint.handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  served = await serveEndpoint(endpoint);
+  port = served.port;
 });
-after(async () => {
-  await endpoint.stop('test over');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+after(() => served.close());
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const MODERN_META = modernMeta();
 
 function post(era: 'legacy' | 'modern', method: string, params: Record<string, unknown>, name?: string): Promise<any> {
   const modern = era === 'modern';

@@ -9,7 +9,7 @@ import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { sdkUse } from '../support/sdk-use.js';
-import { stopServed } from '../support/served-endpoint.js';
+import { modernMeta, stopServed } from '../support/served-endpoint.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 
 // Plain 2025-era tool calls are served without the SDK. Two McpEndpoints with the same tools and
@@ -287,11 +287,7 @@ describe('a call that ends without its answer, and a caller that wants log lines
   });
 });
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': { roots: {} },
-};
+const MODERN_META = modernMeta({ roots: {} });
 
 /** A 2026-07-28 tools/call as the official client sends it: the envelope in `_meta`, the method and tool repeated in headers. */
 function modernCall(id: string | number, name: string, args?: unknown, meta: Record<string, unknown> = MODERN_META) {

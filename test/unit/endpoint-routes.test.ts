@@ -10,16 +10,13 @@ import { Inbound, type RequestRoute } from '../../lib/mcp/endpoint/request-route
 import { authInfoFor } from '../../lib/mcp/exchange.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
+import { modernMeta } from '../support/served-endpoint.js';
 
 // The endpoint's route table on its own: which kind of request each body and header set is taken
 // for. Nothing is served here; the runtime and protocol tests check what each route answers.
 
 const LEGACY = { 'mcp-protocol-version': '2025-11-25', accept: 'application/json, text/event-stream', 'content-type': 'application/json', host: '127.0.0.1:1880' };
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const MODERN_META = modernMeta();
 const MODERN = { ...LEGACY, 'mcp-protocol-version': '2026-07-28' };
 
 function partsFor(directAnswers: boolean): { parts: EndpointParts; routes: readonly RequestRoute[] } {

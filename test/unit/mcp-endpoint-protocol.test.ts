@@ -1,13 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLocalAccess } from '../../lib/access/local-access.js';
-import { silentLogger } from '../../lib/core/logger.js';
+import { request as httpRequest } from 'node:http';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
+import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // One McpEndpoint behind a real node:http server on loopback, with Local access. Its "flow" answers
 // each call at once with what `answers` holds for the tool.
@@ -16,16 +14,13 @@ const answers: Record<string, unknown> = {};
 const executed: string[] = [];
 const finished: CallFinished[] = [];
 let endpoint: McpEndpoint;
-let server: Server;
+let served: ServedEndpoint;
 let port: number;
 
 before(async () => {
-  endpoint = new McpEndpoint({
+  endpoint = localEndpoint({
     serverName: 'protocol-test',
-    path: '/mcp',
-    access: createLocalAccess(),
     maxInFlight: 8,
-    logger: silentLogger,
     onCallFinished: (event) => finished.push(event),
     execute: (request) => {
       executed.push(request.toolName);
@@ -48,20 +43,12 @@ before(async () => {
     ]),
   );
   answers['routed'] = 'routed';
-  server = createServer((req, res) => void endpoint.handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  served = await serveEndpoint(endpoint);
+  port = served.port;
 });
-after(async () => {
-  await endpoint.stop('test over');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+after(() => served.close());
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const MODERN_META = modernMeta();
 
 function post(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {

@@ -257,23 +257,29 @@ describe('refresh service: storage failures', () => {
   });
 });
 
+/** Starts a session and its first refresh, which waits at the provider until `release()`. */
+async function firstRefreshHeldAtProvider({ service, upstream }: Pick<ReturnType<typeof harness>, 'service' | 'upstream'>) {
+  const started = await service.startSession(GRANT, 'upstream-0');
+  const gate = deferred<void>();
+  upstream.respond = async (token, subject) => {
+    await gate.promise;
+    return upstream.answer(token, subject);
+  };
+  const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+  const first = service.refresh(request);
+  await providerCalled(upstream, 1);
+  return { request, first, release: () => gate.resolve() };
+}
+
 describe('refresh service: concurrency and claims', () => {
   it('lets two concurrent refreshes of one token share one provider call and one pair', async () => {
     const { service, upstream, events, readsMore } = harness();
-    const started = await service.startSession(GRANT, 'upstream-0');
-    const gate = deferred<void>();
-    upstream.respond = async (token, subject) => {
-      await gate.promise;
-      return upstream.answer(token, subject);
-    };
-    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
-    const first = service.refresh(request);
-    await providerCalled(upstream, 1);
+    const { request, first, release } = await firstRefreshHeldAtProvider({ service, upstream });
     // The second request is waiting on the first's claim once it has read the session twice.
     const polled = readsMore('refresh-session', 2);
     const second = service.refresh(request);
     await polled;
-    gate.resolve();
+    release();
     const [a, b] = await Promise.all([first, second]);
     assert.deepEqual(b, a);
     assert.equal(upstream.calls.length, 1);
@@ -282,21 +288,13 @@ describe('refresh service: concurrency and claims', () => {
 
   it('answers a waiter 503 after the poll timeout, without revoking; the first request still completes', async () => {
     const { service, upstream, events, readsMore } = harness({ pollTimeoutMs: 100 });
-    const started = await service.startSession(GRANT, 'upstream-0');
-    const gate = deferred<void>();
-    upstream.respond = async (token, subject) => {
-      await gate.promise;
-      return upstream.answer(token, subject);
-    };
-    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
-    const first = service.refresh(request);
-    await providerCalled(upstream, 1);
+    const { request, first, release } = await firstRefreshHeldAtProvider({ service, upstream });
     // It polled (read the session again and again) before giving up.
     const polled = readsMore('refresh-session', 3);
     const failure = await refusal(service.refresh(request), 'temporarily_unavailable', 503);
     await polled;
     assert.equal(failure.headers['retry-after'], '1');
-    gate.resolve();
+    release();
     const result = await first;
     await service.refresh({ refreshToken: result.refreshToken, clientId: GRANT.clientId });
     assert.deepEqual(outcomes(events), ['transient', 'success', 'success']);

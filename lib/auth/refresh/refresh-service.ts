@@ -15,7 +15,7 @@ import { createCryptoBox, SealError } from './crypto-box.js';
 import { GraceCache } from './grace-cache.js';
 import { parseRefreshLifetimes, type RefreshLifetimes } from './lifetimes.js';
 import type { RefreshAuditSink, RefreshOutcome } from './refresh-audit.js';
-import { endSession, revokeFor, type AuditSubject, type RefreshContext } from './refresh-context.js';
+import { endSession, revokeFor, type AuditSubject, type RefreshContext, type RefreshTiming } from './refresh-context.js';
 import { REFRESH_TIMING } from './refresh-defaults.js';
 import { sessionEnded, unavailable, unknownToken } from './refresh-failures.js';
 import { effectiveScope, parseRefreshRequest, sameScope, type RefreshRequest } from './refresh-request.js';
@@ -26,7 +26,8 @@ import { SessionStore } from './session-store.js';
 export type { RefreshRequest } from './refresh-request.js';
 export type { RefreshLifetimes } from './lifetimes.js';
 
-export interface RefreshServiceOptions {
+/** Tests pass shorter timings (Partial<RefreshTiming>); a deployment always runs on REFRESH_TIMING. */
+export interface RefreshServiceOptions extends Partial<RefreshTiming> {
   readonly store: Store;
   /** The bridge's namespace (namespaceOf): every record and every seal is bound to it. */
   readonly namespace: string;
@@ -41,12 +42,8 @@ export interface RefreshServiceOptions {
    * freshly verified identity. false ends the session (a policy failure). Default: always true.
    */
   readonly admits?: ((resource: string, identity: SignedInIdentity) => boolean) | undefined;
-  /** Tests only, below: a fake clock and shortened timings. */
+  /** Tests only: a fake clock. */
   readonly now?: (() => number) | undefined;
-  readonly pollIntervalMs?: number | undefined;
-  readonly pollTimeoutMs?: number | undefined;
-  readonly claimDeadlineMs?: number | undefined;
-  readonly graceMs?: number | undefined;
 }
 
 /** The signed-in user and client a session is for: what the code exchange took from its code. */

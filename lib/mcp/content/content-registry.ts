@@ -1,5 +1,5 @@
 import { McpPaletteError } from '../../core/errors.js';
-import { describeBinding } from '../tool-registry.js';
+import { describeBinding, type OwnedDeclarations } from '../tool-registry.js';
 import type { ToolBinding } from '../tool-definition.js';
 import { ContentCatalog } from './content-catalog.js';
 import type { PromptDefinition } from './prompt-definition.js';
@@ -10,49 +10,68 @@ import type { ResourceDefinition } from './resource-definition.js';
  * bound to endpoint paths like tools. Endpoints read their catalog from here when flows start.
  */
 export class ContentRegistry {
-  private readonly resources = new Map<string, ResourceDefinition>();
-  private readonly prompts = new Map<string, PromptDefinition>();
+  private readonly resourcesByOwner = new Map<string, ResourceDefinition>();
+  private readonly promptsByOwner = new Map<string, PromptDefinition>();
+
+  /** The resources alone, registered and withdrawn the way the tool registry does it for tools. */
+  readonly resources: OwnedDeclarations<ResourceDefinition> = {
+    register: (ownerId, definition) => this.registerResource(ownerId, definition),
+    unregister: (ownerId) => this.unregister(ownerId),
+  };
+
+  /** The prompts alone, likewise. */
+  readonly prompts: OwnedDeclarations<PromptDefinition> = {
+    register: (ownerId, definition) => this.registerPrompt(ownerId, definition),
+    unregister: (ownerId) => this.unregister(ownerId),
+  };
 
   /** Refuses a URI (or template) already served on an endpoint this one would also reach. */
   registerResource(ownerId: string, definition: ResourceDefinition): void {
-    for (const [otherId, other] of this.resources) {
-      if (otherId === ownerId || other.uri !== definition.uri || !overlap(other.binding, definition.binding)) continue;
-      throw new McpPaletteError('duplicate_resource', `resource ${definition.uri} is already declared`, {
-        uri: definition.uri,
-        binding: describeBinding(definition.binding),
-        other: otherId,
-      });
-    }
-    this.resources.set(ownerId, definition);
+    const { uri } = definition;
+    declareOnce(this.resourcesByOwner, ownerId, definition, (other) => other.uri === uri, (other) =>
+      new McpPaletteError('duplicate_resource', `resource ${uri} is already declared`, { uri, binding: describeBinding(definition.binding), other }));
   }
 
+  /** Refuses a prompt name already served on an endpoint this one would also reach. */
   registerPrompt(ownerId: string, definition: PromptDefinition): void {
-    for (const [otherId, other] of this.prompts) {
-      if (otherId === ownerId || other.name !== definition.name || !overlap(other.binding, definition.binding)) continue;
-      throw new McpPaletteError('duplicate_prompt', `prompt ${definition.name} is already declared`, {
-        prompt: definition.name,
-        binding: describeBinding(definition.binding),
-        other: otherId,
-      });
-    }
-    this.prompts.set(ownerId, definition);
+    const { name: prompt } = definition;
+    declareOnce(this.promptsByOwner, ownerId, definition, (other) => other.name === prompt, (other) =>
+      new McpPaletteError('duplicate_prompt', `prompt ${prompt} is already declared`, { prompt, binding: describeBinding(definition.binding), other }));
   }
 
   unregister(ownerId: string): void {
-    this.resources.delete(ownerId);
-    this.prompts.delete(ownerId);
+    this.resourcesByOwner.delete(ownerId);
+    this.promptsByOwner.delete(ownerId);
   }
 
   catalogFor(path: string): ContentCatalog {
     const serves = (binding: ToolBinding) => binding.shared || binding.path === path;
-    const resources = [...this.resources.values()].filter((resource) => serves(resource.binding));
-    const prompts = [...this.prompts.values()].filter((prompt) => serves(prompt.binding));
+    const resources = [...this.resourcesByOwner.values()].filter((resource) => serves(resource.binding));
+    const prompts = [...this.promptsByOwner.values()].filter((prompt) => serves(prompt.binding));
     return resources.length === 0 && prompts.length === 0 ? ContentCatalog.empty : new ContentCatalog(resources, prompts);
   }
 }
 
 /** Process-wide, like the tool registry. */
 export const contentRegistry = new ContentRegistry();
+
+/**
+ * Records a node's declaration unless another node already declares the same item (same URI, same
+ * prompt name) where one endpoint would serve both. The node's own earlier declaration (a redeploy)
+ * is replaced, not a clash.
+ */
+function declareOnce<T extends { readonly binding: ToolBinding }>(
+  declared: Map<string, T>,
+  ownerId: string,
+  definition: T,
+  sameItem: (other: T) => boolean,
+  refusal: (otherOwnerId: string) => Error,
+): void {
+  for (const [otherId, other] of declared) {
+    if (otherId !== ownerId && sameItem(other) && overlap(other.binding, definition.binding)) throw refusal(otherId);
+  }
+  declared.set(ownerId, definition);
+}
 
 function overlap(a: ToolBinding, b: ToolBinding): boolean {
   return a.shared || b.shared || a.path === b.path;

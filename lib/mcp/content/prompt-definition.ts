@@ -1,6 +1,6 @@
 import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/server';
 import { McpPaletteError } from '../../core/errors.js';
-import { optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
+import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { splitValues, type CompletionValues } from './completion-values.js';
 
 /** What the mcp-prompt node stores in the flow file. */
@@ -51,12 +51,8 @@ export function parsePromptConfig(config: PromptConfig): PromptDefinition {
   const timeoutMs = parseTimeout(config.timeout);
   const { definitions, completions, flowCompletions } = parseArguments(config.arguments);
   const template = config.source === 'flow' ? undefined : parseMessages(config.messages);
-  const title = optionalText(config.title);
-  const description = optionalText(config.description);
   const listing: Prompt = {
-    name,
-    ...(title ? { title } : {}),
-    ...(description ? { description } : {}),
+    ...listedName(name, config),
     ...(definitions.length > 0 ? { arguments: definitions.map((argument) => ({ ...argument })) } : {}),
   };
   return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions, flowCompletions });

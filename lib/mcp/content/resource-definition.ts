@@ -3,7 +3,7 @@ import type { ListResourceTemplatesResult, Resource } from '@modelcontextprotoco
 /** One entry of `resources/templates/list` (the SDK's `ResourceTemplate` name is its server class). */
 export type ResourceTemplateListing = ListResourceTemplatesResult['resourceTemplates'][number];
 import { McpPaletteError } from '../../core/errors.js';
-import { optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
+import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { parseCompletionLines, splitValues, type CompletionValues } from './completion-values.js';
 import { isFixedUri, isUriTemplate, parseUriTemplate, UriTemplateError, type UriTemplate } from './uri-template.js';
 
@@ -96,12 +96,8 @@ export function parseResourceConfig(config: ResourceConfig): ResourceDefinition 
   const size = template ? undefined : parseSize(config.size);
   const annotations = parseAnnotations(config.audience, config.priority);
 
-  const title = optionalText(config.title);
-  const description = optionalText(config.description);
   const common = {
-    name,
-    ...(title ? { title } : {}),
-    ...(description ? { description } : {}),
+    ...listedName(name, config),
     ...(mimeType ? { mimeType } : {}),
     ...(annotations ? { annotations } : {}),
   };
