@@ -72,8 +72,14 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
   });
   after(() => nodeRed?.stop());
 
-  /** The prompt-get lines the flow logged since `since`. */
-  const promptRounds = (since: number) => [...nodeRed.output().slice(since).matchAll(/prompt-get \S+ round=(\d+) topic=(\S+) answers=(\S+) unasked=(\S+)/g)].map((match) => match.slice(1).join(' '));
+  /**
+   * The prompt-get lines the flow logged since `since` for the topics a test uses: an earlier test's
+   * last line (its flow logs after its client has its answer) may still arrive after `since`.
+   */
+  const promptRounds = (since: number, ...topics: string[]) =>
+    [...nodeRed.output().slice(since).matchAll(/prompt-get \S+ round=(\d+) topic=(\S+) answers=(\S+) unasked=(\S+)/g)]
+      .filter((match) => topics.includes(match[2]!))
+      .map((match) => match.slice(1).join(' '));
 
   it("the docs' prompt example asks a 2026-07-28 client for its context and answers with it", async () => {
     const client = await userClient(url, 'modern', CONTEXT);
@@ -108,7 +114,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
     const honest = (await modern(url, 'prompts/get', { name: 'context_prompt', arguments: { topic: 'safe' }, inputResponses: { user_context: CONTEXT }, requestState: first.requestState }, 3)).json().result;
     assert.equal(honest.messages?.[0]?.content?.text, 'Use this context: the plant in Oslo');
     await nodeRed.waitForOutput(/prompt-get \S+ round=1 topic=safe/, since);
-    assert.deepEqual(promptRounds(since), ['0 safe none none', '1 safe user_context none']);
+    assert.deepEqual(promptRounds(since, 'safe', 'dangerous'), ['0 safe none none', '1 safe user_context none']);
   });
 
   it('refuses a replayed prompt state (-32602): the round ran once', async () => {
@@ -120,7 +126,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
     assert.equal(replayed.json().error?.code, -32602, replayed.body);
     assert.match(replayed.json().error.message, /has been used already/);
     await nodeRed.waitForOutput(/prompt-get \S+ round=1 topic=once/, since);
-    assert.deepEqual(promptRounds(since), ['0 once none none', '1 once user_context none']);
+    assert.deepEqual(promptRounds(since, 'once'), ['0 once none none', '1 once user_context none']);
   });
 
   it('refuses an answer that does not fit the form (-32602 naming its key), and the fixed retry works', async () => {
@@ -134,7 +140,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
     }
     assert.ok((await retry(CONTEXT, 20)).json().result?.messages);
     await nodeRed.waitForOutput(/prompt-get \S+ round=1 topic=checked/, since);
-    assert.deepEqual(promptRounds(since), ['0 checked none none', '1 checked user_context none']);
+    assert.deepEqual(promptRounds(since, 'checked'), ['0 checked none none', '1 checked user_context none']);
   });
 
   it('hands answers sent unasked to the flow apart (unaskedResponses), so the example in the docs still asks', async () => {
@@ -142,7 +148,7 @@ describe(`prompts and resources that ask the client (${nodeRedPackage})`, () => 
     const upFront = (await modern(url, 'prompts/get', { name: 'context_prompt', arguments: { topic: 'eager' }, inputResponses: { user_context: CONTEXT } })).json().result;
     assert.equal(upFront.resultType, 'input_required', JSON.stringify(upFront));
     await nodeRed.waitForOutput(/prompt-get \S+ round=0 topic=eager/, since);
-    assert.deepEqual(promptRounds(since), ['0 eager none user_context']);
+    assert.deepEqual(promptRounds(since, 'eager'), ['0 eager none user_context']);
   });
 
   it('binds a resource state to the URI read and uses it once', async () => {

@@ -202,7 +202,8 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
       for (const type of types) {
         assert.ok(html.includes(`data-template-name="${type}"`), `template for ${type}`);
         assert.ok(html.includes(`data-help-name="${type}"`), `help for ${type}`);
-        assert.ok(html.includes(`flowmcpEditor.register("${type}"`), `registration of ${type} through the shared editor parts`);
+        // Tools, resources and prompts register through registerDeclaration, which calls register.
+        assert.match(html, new RegExp(`flowmcpEditor\\.register(Declaration)?\\("${type}"`), `registration of ${type} through the shared editor parts`);
       }
       // The registrations above only work when the shared parts they call are served from the package.
       for (const part of ['mcp-editor.js', 'mcp-editor-form.js', 'mcp-editor-types.js']) {
