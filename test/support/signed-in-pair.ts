@@ -21,6 +21,11 @@ export interface SignedInPair {
   accessToken: string;
   refreshToken: string;
   refresh(origin: string): Promise<void>;
+  /**
+   * Nothing ran twice: each marker the `patterns` (one capture group: the marker) find in the two
+   * instances' output after `since` reached a flow at most once, and each `answered` one exactly once.
+   */
+  assertEachRanOnce(patterns: readonly RegExp[], answered: ReadonlySet<string>, since?: readonly [number, number]): void;
   stop(): Promise<void>;
 }
 
@@ -61,6 +66,15 @@ export async function startSignedInPair(options: {
       }
       if (answer.status === 503 && answer.headers.get('retry-after')) throw new Error('retryable');
       throw new Unclear(`refresh: ${answer.status} ${JSON.stringify(answer.body)}`);
+    },
+    assertEachRanOnce(patterns, answered, since = [0, 0]) {
+      const reached = new Map<string, number>();
+      for (const [i, process] of [one, two].entries()) {
+        const output = process.output().slice(since[i]);
+        for (const pattern of patterns) for (const match of output.matchAll(pattern)) reached.set(match[1]!, (reached.get(match[1]!) ?? 0) + 1);
+      }
+      assert.deepEqual([...reached].filter(([, count]) => count > 1), [], 'no call ran twice');
+      assert.deepEqual([...answered].filter((marker) => reached.get(marker) !== 1), [], 'every answered call ran once');
     },
     async stop() {
       await Promise.all([one.stop(), two.stop()]);
