@@ -113,9 +113,12 @@ export function localFlows(port, { pending, content = false }) {
   nodes.push(flowServer('fs-slow', { runtime: 'rt', path: '/slow', wires: ['hold'], maxConcurrent: Math.max(pending, 1) }));
   nodes.push(answer('hold', HOLD, 'fs-slow'));
   nodes.push(tool('slow-tool', { name: 'hold', endpoint: '/slow', input: ECHO_INPUT, timeout: 600 }));
-  // The same held calls, run as tasks: what a pending task costs next to a pending call.
+  // The same held calls, run as tasks: what a pending task costs next to a pending call. Every task of
+  // the run comes from one caller, so the running and the stored caps (1000 per caller by default) are
+  // raised to the count held.
   const taskSlots = String(Math.max(pending, 1));
-  nodes.push({ ...flowServer('fs-tslow', { runtime: 'rt', path: '/tslow', wires: ['hold-tasks'], maxConcurrent: Math.max(pending, 1) }), maxTasks: taskSlots, maxTasksPerCaller: taskSlots });
+  const taskCaps = { maxTasks: taskSlots, maxTasksPerCaller: taskSlots, maxStoredTasks: taskSlots, maxStoredTasksPerCaller: taskSlots };
+  nodes.push({ ...flowServer('fs-tslow', { runtime: 'rt', path: '/tslow', wires: ['hold-tasks'], maxConcurrent: Math.max(pending, 1) }), ...taskCaps });
   nodes.push(answer('hold-tasks', HOLD_TASKS, 'fs-tslow'));
   nodes.push(tool('slow-task-tool', { name: 'hold_task', endpoint: '/tslow', input: ECHO_INPUT, timeout: 600, taskSupport: 'optional' }));
   nodes.push(...controlEndpoint());

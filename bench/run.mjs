@@ -535,6 +535,8 @@ async function main() {
       results.pendingTasks = await pendingTasksTest({ base: local.base, count: CONFIG.pending, capSeconds: 180, log });
       const t = results.pendingTasks;
       log(`  completed ${t.completed}, lost ${t.lost}, mismatched ${t.mismatched}; ${t.kbPerPendingTask.toFixed(1)} KB heap per pending task`);
+      // Why a task was not started or answered (a cap, a timeout) names the cause instead of only a count.
+      if (Object.keys(t.failures).length > 0) log(`  failures: ${JSON.stringify(t.failures)}`);
     }
     if (relay && CONFIG.pending > 0) {
       log(`${CONFIG.pending} relayed calls pending at once (held by the edge's flow)`);
