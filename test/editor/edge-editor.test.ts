@@ -9,7 +9,7 @@ import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } 
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { catalogKey, McpPaletteError } from '../../lib/core/errors.js';
 import { catalogFile } from '../support/editor-dialogs.js';
-import { cancelOpenDialogs, openNodeDialog, WAIT } from '../support/editor-page.js';
+import { cancelOpenDialogs, changeTo, openNodeDialog, WAIT } from '../support/editor-page.js';
 import { flowServer, runtime, storage, tab, TAB } from '../support/flows.js';
 import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
@@ -116,10 +116,7 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     const summary = p.locator('#mcp-flow-server-edge-summary');
     const warning = p.locator('#mcp-flow-server-edge-warning');
     const marked = (field: string) => p.locator(`#node-input-${field}.input-error`);
-    const type = async (field: string, value: string) => {
-      await p.locator(`#node-input-${field}`).fill(value);
-      await p.locator(`#node-input-${field}`).dispatchEvent('change');
-    };
+    const type = (field: string, value: string) => changeTo(p.locator(`#node-input-${field}`), value);
 
     await openNodeDialog(p, SERVER, '#node-input-serverName');
     assert.equal(await section.isVisible(), false, 'closed while nothing is set');
@@ -144,18 +141,17 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     await p.locator('#node-input-storage').selectOption(REDIS);
     await warning.waitFor({ state: 'hidden', ...WAIT });
 
-    await type('hubSites', 'plant-b, Plant_C');
-    await marked('hubSites').waitFor({ state: 'attached', ...WAIT });
-    await type('hubSites', 'plant-b plant-c');
-    await marked('hubSites').waitFor({ state: 'detached', ...WAIT });
-    await type('edgeNaming', '{tool}');
-    await marked('edgeNaming').waitFor({ state: 'attached', ...WAIT });
-    await type('edgeNaming', '{site}_{tool}');
-    await marked('edgeNaming').waitFor({ state: 'detached', ...WAIT });
-    await type('maxPendingPerSite', '0');
-    await marked('maxPendingPerSite').waitFor({ state: 'attached', ...WAIT });
-    await type('maxPendingPerSite', '8');
-    await marked('maxPendingPerSite').waitFor({ state: 'detached', ...WAIT });
+    // Each field is marked for a value its check refuses, and unmarked again for one it accepts.
+    for (const [field, refused, accepted] of [
+      ['hubSites', 'plant-b, Plant_C', 'plant-b plant-c'],
+      ['edgeNaming', '{tool}', '{site}_{tool}'],
+      ['maxPendingPerSite', '0', '8'],
+    ] as const) {
+      await type(field, refused);
+      await marked(field).waitFor({ state: 'attached', ...WAIT });
+      await type(field, accepted);
+      await marked(field).waitFor({ state: 'detached', ...WAIT });
+    }
 
     await p.locator('#node-dialog-ok').click(WAIT);
     await section.waitFor({ state: 'detached', ...WAIT });

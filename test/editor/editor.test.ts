@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
-import { cancelOpenDialogs, openNodeDialog, setCodeEditorText, WAIT } from '../support/editor-page.js';
+import { cancelDialogOf, cancelOpenDialogs, changeTo, openDialogOf, openNodeDialog, setCodeEditorText, WAIT } from '../support/editor-page.js';
 import { ADD_NUMBERS, DIALOGS, everyDialogFlow, FLOW_SERVER, GREET, RUNTIME, STORAGE } from '../support/editor-dialogs.js';
 import { exampleFlow } from '../support/flows.js';
 import { startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
@@ -204,16 +204,14 @@ describe('Node-RED editor with the example flow', () => {
     await p.waitForFunction(() => !document.querySelector('#node-input-toolName')!.classList.contains('input-error'), null, WAIT);
     assert.equal(await duplicate.isVisible(), false);
 
-    await toolName.fill('bad name');
-    await toolName.dispatchEvent('change');
+    await changeTo(toolName, 'bad name');
     await p.locator('#node-input-toolName.input-error').waitFor({ state: 'attached', ...WAIT });
     // Node-RED shows the validator's message as the field's tooltip.
     await toolName.hover();
     const tooltip = p.locator('.red-ui-popover', { hasText: toolText.errors.invalidToolName });
     await tooltip.waitFor({ state: 'visible', ...WAIT });
 
-    await toolName.fill('greet');
-    await toolName.dispatchEvent('change');
+    await changeTo(toolName, 'greet');
     await p.waitForFunction(() => !document.querySelector('#node-input-toolName')!.classList.contains('input-error'), null, WAIT);
     await duplicate.waitFor({ state: 'visible', ...WAIT });
     assert.equal(
@@ -221,27 +219,22 @@ describe('Node-RED editor with the example flow', () => {
       toolText.tip.duplicate.replace('__tool__', 'greet').replace('__other__', GREET),
     );
 
-    await toolName.fill('add_numbers');
-    await toolName.dispatchEvent('change');
+    await changeTo(toolName, 'add_numbers');
     await duplicate.waitFor({ state: 'hidden', ...WAIT });
     assert.equal(await p.locator('#node-input-toolName.input-error').count(), 0);
 
     // The other validated fields react the same way.
     const timeout = p.locator('#node-input-timeout');
-    await timeout.fill('0');
-    await timeout.dispatchEvent('change');
+    await changeTo(timeout, '0');
     await p.locator('#node-input-timeout.input-error').waitFor({ state: 'attached', ...WAIT });
-    await timeout.fill('60');
-    await timeout.dispatchEvent('change');
+    await changeTo(timeout, '60');
 
     // A flow saved before Max. duration existed has none, which is valid; one below the timeout is not.
     const maxDuration = p.locator('#node-input-maxDuration');
     assert.equal(await maxDuration.inputValue(), '');
-    await maxDuration.fill('30');
-    await maxDuration.dispatchEvent('change');
+    await changeTo(maxDuration, '30');
     await p.locator('#node-input-maxDuration.input-error').waitFor({ state: 'attached', ...WAIT });
-    await maxDuration.fill('900');
-    await maxDuration.dispatchEvent('change');
+    await changeTo(maxDuration, '900');
     await p.waitForFunction(() => !document.querySelector('#node-input-maxDuration')!.classList.contains('input-error'), null, WAIT);
 
     await p.locator('#node-dialog-cancel').click(WAIT);
@@ -287,8 +280,7 @@ describe('Node-RED editor with the example flow', () => {
       `http://127.0.0.1:${mcpPort}/tools`,
       WAIT,
     );
-    await path.fill('/oauth/x');
-    await path.dispatchEvent('change');
+    await changeTo(path, '/oauth/x');
     await p.locator('#node-input-path.input-error').waitFor({ state: 'attached', ...WAIT });
 
     // The stored-task caps: a flow saved before them has none, and the dialog shows the defaults the
@@ -296,11 +288,9 @@ describe('Node-RED editor with the example flow', () => {
     for (const [id, shown] of [['#node-input-maxStoredTasks', '10000'], ['#node-input-maxStoredTasksPerCaller', '1000']] as const) {
       const cap = p.locator(id);
       assert.equal(await cap.inputValue(), shown, `${id} shows its default on a node saved before it existed`);
-      await cap.fill('0');
-      await cap.dispatchEvent('change');
+      await changeTo(cap, '0');
       await p.locator(`${id}.input-error`).waitFor({ state: 'attached', ...WAIT });
-      await cap.fill('500');
-      await cap.dispatchEvent('change');
+      await changeTo(cap, '500');
       await p.waitForFunction((selector) => !document.querySelector(selector)!.classList.contains('input-error'), id, WAIT);
     }
 
@@ -321,11 +311,9 @@ describe('Node-RED editor with the example flow', () => {
     assert.equal(await p.locator('#node-config-input-host.input-error').count(), 0, '0.0.0.0 is a valid bind address');
     // Trusted proxies: addresses and CIDR ranges pass, a host name is marked.
     const proxies = p.locator('#node-config-input-trustedProxies');
-    await proxies.fill('10.0.0.0/8, lb.internal');
-    await proxies.dispatchEvent('change');
+    await changeTo(proxies, '10.0.0.0/8, lb.internal');
     await p.locator('#node-config-input-trustedProxies.input-error').waitFor({ state: 'attached', ...WAIT });
-    await proxies.fill('10.0.0.0/8, 192.168.1.5 fd00::/8');
-    await proxies.dispatchEvent('change');
+    await changeTo(proxies, '10.0.0.0/8, 192.168.1.5 fd00::/8');
     await p.locator('#node-config-input-trustedProxies.input-error').waitFor({ state: 'detached', ...WAIT });
     // One port: Node-RED's own server hides the listener's fields and previews the editor's origin
     // (httpNodeRoot is / here).
@@ -575,12 +563,7 @@ describe('Node-RED editor with the example flow', () => {
     assert.deepEqual(DIALOGS.map((dialog) => dialog.type).sort(), Object.keys(paletteLabels).sort(), 'one dialog per palette node type');
     for (const dialog of DIALOGS) {
       const errorsBefore = session!.pageErrors.length;
-      if (dialog.config) {
-        await p.evaluate(({ type, id }) => RED.editor.editConfig('', type, id, 'node-config-input'), dialog);
-      } else {
-        await p.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), dialog.id);
-      }
-      await p.locator(dialog.field).waitFor({ state: 'visible', ...WAIT });
+      await openDialogOf(p, dialog);
       // A catalog key the page cannot translate leaves its element empty (or shows the key itself).
       const untranslated = await p.evaluate((type) => {
         const tray = document.querySelector('.red-ui-tray:last-of-type .red-ui-tray-body');
@@ -599,13 +582,7 @@ describe('Node-RED editor with the example flow', () => {
       }, dialog.type);
       assert.deepEqual(untranslated, [], `${dialog.type}: untranslated catalog keys in the dialog`);
       assert.deepEqual(session!.pageErrors.slice(errorsBefore), [], `${dialog.type}: no page error while opening the dialog`);
-      await cancelOpenDialogs(p);
-      await p.locator(dialog.field).waitFor({ state: 'detached', ...WAIT });
-      const state = await p.evaluate((id) => {
-        const node = RED.nodes.node(id);
-        return { valid: node.valid, errors: node.validationErrors ?? [], dirty: Boolean(node.changed) };
-      }, dialog.id);
-      assert.deepEqual(state, { valid: true, errors: [], dirty: false }, `${dialog.type}: valid and unchanged after cancel`);
+      assert.deepEqual(await cancelDialogOf(p, dialog), { valid: true, errors: [], dirty: false }, `${dialog.type}: valid and unchanged after cancel`);
     }
   });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
 import { ADD_NUMBERS, AUTH, catalogFile, DIALOGS, everyDialogFlow, helpFileText } from '../support/editor-dialogs.js';
-import { cancelOpenDialogs, openNodeDialog, setCodeEditorText, WAIT } from '../support/editor-page.js';
+import { cancelDialogOf, cancelOpenDialogs, openDialogOf, openNodeDialog, setCodeEditorText, WAIT } from '../support/editor-page.js';
 import { repoRoot, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -70,12 +70,7 @@ describe('the palette in every editor language', () => {
         const wrapped: string[] = [];
         for (const dialog of DIALOGS) {
           const errorsBefore = session!.pageErrors.length;
-          if (dialog.config) {
-            await p.evaluate(({ type, id }) => RED.editor.editConfig('', type, id, 'node-config-input'), dialog);
-          } else {
-            await p.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), dialog.id);
-          }
-          await p.locator(dialog.field).waitFor({ state: 'visible', ...WAIT });
+          await openDialogOf(p, dialog);
           const catalog = Object.fromEntries(catalogFile(lang, dialog.type));
           const shown = await p.evaluate(
             ({ type, catalog, fragments }) => {
@@ -114,13 +109,7 @@ describe('the palette in every editor language', () => {
           problems.push(...shown.problems.map((problem) => `${dialog.type}: ${problem}`));
           wrapped.push(...shown.wrapped.map((label) => `${dialog.type}: ${label}`));
           assert.deepEqual(session!.pageErrors.slice(errorsBefore), [], `${dialog.type} (${lang}): no page error while opening the dialog`);
-          await cancelOpenDialogs(p);
-          await p.locator(dialog.field).waitFor({ state: 'detached', ...WAIT });
-          const state = await p.evaluate((id) => {
-            const node = RED.nodes.node(id);
-            return { valid: node.valid, errors: node.validationErrors ?? [], dirty: Boolean(node.changed) };
-          }, dialog.id);
-          assert.deepEqual(state, { valid: true, errors: [], dirty: false }, `${dialog.type} (${lang}): valid and unchanged after cancel`);
+          assert.deepEqual(await cancelDialogOf(p, dialog), { valid: true, errors: [], dirty: false }, `${dialog.type} (${lang}): valid and unchanged after cancel`);
         }
         assert.deepEqual(problems, [], `${lang}: texts of the dialogs`);
         assert.deepEqual(wrapped, [], `${lang}: labels that wrap`);

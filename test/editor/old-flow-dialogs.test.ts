@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromiumMissing, launchEditorBrowser, openEditor, type EditorBrowser } from '../support/browser.js';
-import { cancelOpenDialogs, WAIT } from '../support/editor-page.js';
+import { cancelOpenDialogs, openDialogOf, WAIT } from '../support/editor-page.js';
 import { DIALOGS, everyDialogFlow, FLOW_SERVER } from '../support/editor-dialogs.js';
 import { defaultedFields, nodeDefinition } from '../support/node-definitions.js';
 import { startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
@@ -71,11 +71,7 @@ describe('dialogs of a flow saved before its fields existed', () => {
       const saved = await p.evaluate(({ id, fields }) => RED.nodes.node(id) && Object.keys(fields).filter((f) => RED.nodes.node(id)[f] !== undefined), { id: dialog.id, fields });
       assert.deepEqual(saved, [], `${dialog.type}: the editor loaded the old node without the fields`);
 
-      const open = async () => {
-        if (dialog.config) await p.evaluate(({ type, id }) => RED.editor.editConfig('', type, id, 'node-config-input'), dialog);
-        else await p.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), dialog.id);
-        await p.locator(dialog.field).waitFor({ state: 'visible', ...WAIT });
-      };
+      const open = () => openDialogOf(p, dialog);
 
       // Opening and cancelling leaves the node as it was saved.
       await open();

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { describe, it } from 'node:test';
 import {
   authDef,
@@ -20,6 +19,7 @@ import {
   waitForStatus,
   type TestNode,
 } from './node-helper.js';
+import { exchange } from '../support/loopback-http.js';
 
 // authDef's issuer is http://127.0.0.1:9/: the upstream provider is discovered lazily, on the first
 // sign-in, so these tests never contact it.
@@ -33,26 +33,6 @@ const CATALOG = {
   oauthNeedsAuth: 'OAuth sign-in needs an mcp auth configuration: select one under Sign-in',
   oauthNeedsGroups: 'OAuth sign-in needs at least one group',
 };
-
-interface HttpAnswer {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** One plain HTTP exchange on a fresh connection (no pooled sockets between tests). */
-function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** Every message a node logged at any level, and every status text it showed. */
 function everythingSaidBy(node: TestNode): string[] {
@@ -282,7 +262,7 @@ describe('mcp-auth', () => {
       assert.match(status.text ?? '', new RegExp(`^1 tools? on ${base.replace(/\./g, '\\.')}/mcp$`));
       assert.equal(lastStatus(server)?.fill, 'green');
 
-      const prm = await send(port, 'GET', '/.well-known/oauth-protected-resource/mcp');
+      const prm = await exchange(port, 'GET', '/.well-known/oauth-protected-resource/mcp');
       assert.equal(prm.status, 200);
       assert.match(String(prm.headers['content-type']), /^application\/json/);
       const resource = JSON.parse(prm.body);
@@ -291,7 +271,7 @@ describe('mcp-auth', () => {
       assert.deepEqual(resource.scopes_supported, ['openid', 'profile', 'email', 'groups']);
       assert.deepEqual(resource.bearer_methods_supported, ['header']);
 
-      const metadata = await send(port, 'GET', '/.well-known/oauth-authorization-server');
+      const metadata = await exchange(port, 'GET', '/.well-known/oauth-authorization-server');
       assert.equal(metadata.status, 200);
       const as = JSON.parse(metadata.body);
       assert.equal(as.issuer, base);
@@ -299,7 +279,7 @@ describe('mcp-auth', () => {
       assert.equal(as.token_endpoint, `${base}/oauth/team-login/token`);
       assert.deepEqual(as.code_challenge_methods_supported, ['S256']);
 
-      const listed = await send(
+      const listed = await exchange(
         port,
         'POST',
         '/mcp',
@@ -321,11 +301,11 @@ describe('mcp-auth', () => {
       assert.ok(runtimeLogText().every((line) => !line.includes('not-a-real-token')), 'the bearer token was logged');
 
       // The root documents answer too (one auth configuration on this port); documents are GET only.
-      const rootPrm = await send(port, 'GET', '/.well-known/oauth-protected-resource');
+      const rootPrm = await exchange(port, 'GET', '/.well-known/oauth-protected-resource');
       assert.equal(rootPrm.status, 200);
       assert.equal(JSON.parse(rootPrm.body).resource, base);
-      assert.equal((await send(port, 'POST', '/.well-known/oauth-protected-resource/mcp', { 'content-type': 'application/json' }, '{}')).status, 405);
-      assert.equal(JSON.parse((await send(port, 'GET', '/.well-known/openid-configuration')).body).issuer, base);
+      assert.equal((await exchange(port, 'POST', '/.well-known/oauth-protected-resource/mcp', { 'content-type': 'application/json' }, '{}')).status, 405);
+      assert.equal(JSON.parse((await exchange(port, 'GET', '/.well-known/openid-configuration')).body).issuer, base);
 
       assertSecretNeverLogged(server, helper.getNode('auth'));
     });
@@ -348,7 +328,7 @@ describe('mcp-auth', () => {
       const port = await freePort();
       const server = await deploy(port, { baseUrl: `http://127.0.0.1:${port}` });
       await waitForStatus(server, 'green');
-      assert.equal((await send(port, 'GET', '/.well-known/oauth-protected-resource/mcp')).status, 200);
+      assert.equal((await exchange(port, 'GET', '/.well-known/oauth-protected-resource/mcp')).status, 200);
       await helper.unload();
       assert.equal(await probeEndpoint(port), 'refused');
     });

@@ -30,12 +30,22 @@ describe('mcp-runtime', () => {
     assert.deepEqual(messagesOf(runtime, 'error'), []);
   });
 
-  it('logs an error for an unknown Serve on value', async () => {
-    await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { server: 'elsewhere' })));
-    const runtime = helper.getNode('rt');
-    assert.equal(runtime.settings, undefined);
-    assert.deepEqual(messagesOf(runtime, 'error'), ["Serve on must be a port of its own or Node-RED's HTTP server"]);
-  });
+  // A setting the runtime cannot use leaves it without settings, and the log says why.
+  for (const [title, fields, logged] of [
+    ['logs an error for an unknown Serve on value', { server: 'elsewhere' }, "Serve on must be a port of its own or Node-RED's HTTP server"],
+    [
+      'logs an error naming a trusted proxy that is not an address or range',
+      { trustedProxies: '10.0.0.0/8, lb.internal' },
+      'Trusted proxies must be IP addresses or CIDR ranges separated by commas, such as 10.0.0.0/8; lb.internal is neither',
+    ],
+  ] as const) {
+    it(title, async () => {
+      await helper.load(nodes, flowOf(runtimeDef('rt', '4567', fields)));
+      const runtime = helper.getNode('rt');
+      assert.equal(runtime.settings, undefined);
+      assert.deepEqual(messagesOf(runtime, 'error'), [logged]);
+    });
+  }
 
   it('logs an error for port 70000 and endpoints using it fail with a red status', async () => {
     await helper.load(nodes, flowOf(
@@ -57,13 +67,6 @@ describe('mcp-runtime', () => {
     );
     // Nothing ever turns it green: it has no endpoint to start.
     assert.equal(lastStatus(server)?.fill, 'red');
-  });
-
-  it('logs an error naming a trusted proxy that is not an address or range', async () => {
-    await helper.load(nodes, flowOf(runtimeDef('rt', '4567', { trustedProxies: '10.0.0.0/8, lb.internal' })));
-    const runtime = helper.getNode('rt');
-    assert.equal(runtime.settings, undefined);
-    assert.deepEqual(messagesOf(runtime, 'error'), ['Trusted proxies must be IP addresses or CIDR ranges separated by commas, such as 10.0.0.0/8; lb.internal is neither']);
   });
 
   it('logs an error for a Base URL with a query string', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { answer, flowServer, runtime, storage, tab, tool, topicSwitch, TAB } from '../support/flows.js';
-import { JSON_HEADERS, rawRequest, type Era, type RawResponse } from '../support/mcp-http.js';
+import { JSON_HEADERS, rawRequest, withClient, type Era, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { startServing } from '../support/serving.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
@@ -109,11 +109,18 @@ interface Heard {
   readonly roots: number[];
 }
 
+/** A client that can be asked, what it was asked, and how to close it (for withClient). */
+interface AskedClient {
+  readonly client: Client;
+  readonly heard: Heard;
+  close(): Promise<void>;
+}
+
 /**
  * The official client, declaring (and handling) exactly the kinds `answers` names: a client without
  * a kind neither declares its capability nor registers a handler.
  */
-async function askedClient(url: string, era: Era, answers: Answers): Promise<{ client: Client; heard: Heard }> {
+async function askedClient(url: string, era: Era, answers: Answers): Promise<AskedClient> {
   const capabilities = {
     ...(answers.elicit ? { elicitation: { form: {} } } : {}),
     ...(answers.sample ? { sampling: {} } : {}),
@@ -144,7 +151,7 @@ async function askedClient(url: string, era: Era, answers: Answers): Promise<{ c
     });
   }
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return { client, heard };
+  return { client, heard, close: () => client.close() };
 }
 
 /** What the flow got, as it answered it: the JSON of the result, with the executionId of the answering round. */
@@ -224,8 +231,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
     describe(`${era} era`, () => {
       it('asks one question and hands the answer, the flow state and the round to a new mcp-tool-execute', async () => {
         const since = nodeRed.output().length;
-        const { client, heard } = await askedClient(url, era, { elicit: () => ({ action: 'accept', content: { city: 'Oslo' } }) });
-        try {
+        await withClient(askedClient(url, era, { elicit: () => ({ action: 'accept', content: { city: 'Oslo' } }) }), async ({ client, heard }) => {
           const saw = flowSaw(await client.callTool({ name: 'ask_once', arguments: {} }));
           assert.deepEqual(heard.elicit, [{ message: 'Which city?', requestedSchema: CITY_SCHEMA }]);
           assert.equal(saw['inputRound'], 1);
@@ -241,15 +247,12 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
             [0, 1],
           );
           assert.notEqual(executes[0]!.executionId, executes[1]!.executionId, 'each round is a new execution');
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('carries the flow state through several rounds, one question each', async () => {
         const since = nodeRed.output().length;
-        const { client, heard } = await askedClient(url, era, { elicit: ({ message }) => ({ action: 'accept', content: { answer: `answer to ${message}` } }) });
-        try {
+        await withClient(askedClient(url, era, { elicit: ({ message }) => ({ action: 'accept', content: { answer: `answer to ${message}` } }) }), async ({ client, heard }) => {
           const saw = flowSaw(await client.callTool({ name: 'ask_thrice', arguments: {} }));
           assert.deepEqual(
             heard.elicit.map(({ message }) => message),
@@ -261,41 +264,32 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
             (await executions('ask_thrice', since, saw)).map(({ round }) => round),
             [0, 1, 2, 3],
           );
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('asks for a form, a sampled message and the roots at once and keys each answer as the flow keyed the request', async () => {
-        const { client, heard } = await askedClient(url, era, ALL_ANSWERS);
-        try {
+        await withClient(askedClient(url, era, ALL_ANSWERS), async ({ client, heard }) => {
           const saw = flowSaw(await client.callTool({ name: 'ask_all', arguments: {} }));
           assert.deepEqual(saw['inputResponses'], { city: { action: 'accept', content: { city: 'Oslo' } }, summary: SAMPLED, folders: ROOTS });
           assert.deepEqual(saw['state'], { asked: 'all' });
           assert.equal(heard.elicit.length, 1);
           assert.deepEqual(heard.sample, [{ messages: [{ role: 'user', content: { type: 'text', text: 'Describe Oslo' } }] }]);
           assert.equal(heard.roots.length, 1);
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('hands a declined and a cancelled form to the flow as the client answered them', async () => {
         for (const action of ['decline', 'cancel']) {
-          const { client } = await askedClient(url, era, { elicit: () => ({ action }) });
-          try {
+          await withClient(askedClient(url, era, { elicit: () => ({ action }) }), async ({ client }) => {
             const saw = flowSaw(await client.callTool({ name: 'ask_once', arguments: {} }));
             assert.deepEqual(saw['inputResponses'], { city: { action } }, action);
             assert.equal(saw['inputError'], null);
-          } finally {
-            await client.close();
-          }
+          });
         }
       });
 
       it('tells the flow with inputError when the tool does not declare that it asks, and asks the client nothing', async () => {
-        const { client, heard } = await askedClient(url, era, ALL_ANSWERS);
-        try {
+        await withClient(askedClient(url, era, ALL_ANSWERS), async ({ client, heard }) => {
           const saw = flowSaw(await client.callTool({ name: 'no_asks', arguments: {} }));
           assert.equal(heard.elicit.length, 0);
           assert.equal(saw['inputResponses'], null);
@@ -304,9 +298,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
           assert.equal(saw['inputError'].code, -32603);
           assert.deepEqual(saw['inputError'].keys, ['city']);
           assert.match(saw['inputError'].message, /Tool "no_asks"/);
-        } finally {
-          await client.close();
-        }
+        });
       });
     });
   }
@@ -314,8 +306,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
   describe('2026-07-28', () => {
     it('tells the flow -32021 when the client did not declare the capability, and never asks it', async () => {
       const since = nodeRed.output().length;
-      const { client } = await askedClient(url, 'modern', { sample: () => SAMPLED });
-      try {
+      await withClient(askedClient(url, 'modern', { sample: () => SAMPLED }), async ({ client }) => {
         const saw = flowSaw(await client.callTool({ name: 'ask_once', arguments: {} }));
         assert.equal(saw['inputResponses'], null);
         assert.deepEqual(saw['inputError'], { code: -32021, message: saw['inputError'].message, keys: ['city'] });
@@ -325,24 +316,18 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
           (await executions('ask_once', since, saw)).map(({ round }) => round),
           [0, 1],
         );
-      } finally {
-        await client.close();
-      }
+      });
     });
 
     it('refuses a call to a tool that requires a capability the client lacks with -32021 before the flow runs', async () => {
       const since = nodeRed.output().length;
-      const { client } = await askedClient(url, 'modern', { sample: () => SAMPLED });
-      try {
+      await withClient(askedClient(url, 'modern', { sample: () => SAMPLED }), async ({ client }) => {
         const refused = await rejectionOf(client.callTool({ name: 'ask_required', arguments: {} }));
         assert.equal(refused.code, -32021);
         assert.deepEqual(refused.data?.requiredCapabilities, { elicitation: {} });
-      } finally {
-        await client.close();
-      }
+      });
       // The same tool with a capable client runs.
-      const capable = await askedClient(url, 'modern', { elicit: () => ({ action: 'accept', content: { city: 'Oslo' } }) });
-      try {
+      await withClient(askedClient(url, 'modern', { elicit: () => ({ action: 'accept', content: { city: 'Oslo' } }) }), async (capable) => {
         const saw = flowSaw(await capable.client.callTool({ name: 'ask_required', arguments: {} }));
         assert.deepEqual(saw['inputResponses'], { city: { action: 'accept', content: { city: 'Oslo' } } });
         assert.deepEqual(
@@ -350,9 +335,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
           [0, 1],
           'the refused call never reached the flow',
         );
-      } finally {
-        await capable.client.close();
-      }
+      });
     });
 
     it('answers input_required with the questions and a sealed state the client cannot read', async () => {
@@ -506,22 +489,18 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
 
   describe('2025-11-25', () => {
     it('hands the flow the error a client without the capability answered with', async () => {
-      const { client } = await askedClient(url, 'legacy', { sample: () => SAMPLED });
-      try {
+      await withClient(askedClient(url, 'legacy', { sample: () => SAMPLED }), async ({ client }) => {
         const saw = flowSaw(await client.callTool({ name: 'ask_once', arguments: {} }));
         assert.equal(saw['inputError'], null);
         const answered = saw['inputResponses']?.city;
         assert.equal(typeof answered?.error?.code, 'number', JSON.stringify(saw));
         assert.equal(typeof answered.error.message, 'string');
-      } finally {
-        await client.close();
-      }
+      });
     });
 
     it('reports a malformed mcp-tool-input to a Catch node, naming the field, asks the client nothing, and ends the call at its time limit', async () => {
       const since = nodeRed.output().length;
-      const { client, heard } = await askedClient(url, 'legacy', ALL_ANSWERS);
-      try {
+      await withClient(askedClient(url, 'legacy', ALL_ANSWERS), async ({ client, heard }) => {
         const result = await client.callTool({ name: 'ask_badly', arguments: {} });
         assert.equal(result.isError, true);
         assert.equal(heard.elicit.length, 0);
@@ -529,9 +508,7 @@ describe(`asking the client on one Node-RED (${nodeRedPackage})`, () => {
         // The round is still the flow's to answer, so it ends at the time limit and the flow is told.
         const [execution] = await executions('ask_badly', since, { round: 0 });
         await nodeRed.waitForOutput(`ask-cancel ${execution!.executionId} reason=timeout`, since);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
     it('refuses an answer that does not fit its question with HTTP 400 / -32602, delivers nothing of that POST, and takes the fixed answer', async () => {

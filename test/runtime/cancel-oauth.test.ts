@@ -4,11 +4,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { answer, oauthServer, oidcAuth, router, runtimeWithBaseUrl, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
+import { accessTokensOf, claudeLikeDocument } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { TaskClient } from '../support/task-client.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import { ALICE_AND_CAROL, startTestIdp, type TestIdp } from '../support/test-idp.js';
 import { modernMeta } from '../support/served-endpoint.js';
+import { stopInTurn } from '../support/stop-in-turn.js';
 
 const CLIENT_ID = 'https://client.test/oauth/cancel.json';
 const SECRET = 'bridge-secret-for-cancel-tests';
@@ -71,21 +72,13 @@ describe(`cancelling calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
     base = `http://127.0.0.1:${port}`;
     idp = await startTestIdp({
       clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${base}/oauth/team/callback`] }],
-      users: [
-        { username: 'alice', email: 'alice@example.test', name: 'Alice', groups: ['mcp-users'] },
-        { username: 'carol', email: 'carol@example.test', name: 'Carol', groups: ['mcp-users'] },
-      ],
+      users: ALICE_AND_CAROL,
     });
     nodeRed = await startNodeRed(holdFlows(port, idp.issuer), { env: { MCP_TEST_SECRET: SECRET } });
     await waitForEndpoint(`${base}/tools`);
-    const signIn = (username: string) => rawAccessToken({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: 'http://localhost:7777/callback', idp, username });
-    alice = await signIn('alice');
-    carol = await signIn('carol');
+    [alice, carol] = await accessTokensOf({ base, clientId: CLIENT_ID, idp }, ['alice', 'carol']);
   });
-  after(async () => {
-    await nodeRed?.stop();
-    await idp?.stop();
-  });
+  after(() => stopInTurn(nodeRed, idp));
 
   it("ignores another user's cancel for the same request id: the call goes on and is answered", async () => {
     const since = nodeRed.output().length;

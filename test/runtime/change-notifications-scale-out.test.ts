@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
-import { waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startBehindOneBase, type BehindOneBase } from '../support/behind-one-base.js';
+import { sharedRedisInstance, tool } from '../support/flows.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import type { TestIdp } from '../support/test-idp.js';
 
 /**
  * Two Node-RED instances behind one public address sharing one real redis-server, as in
@@ -20,48 +19,31 @@ const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-tests'
 
 function instanceFlows(port: number, baseUrl: string, issuer: string, tools: string[] = ['first_tool']): FlowNode[] {
   return [
-    tab(),
-    runtimeBehind('rt', port, baseUrl),
-    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
-    oidcAuth('auth', { storage: 'store', issuer, clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
-    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users' }),
+    ...sharedRedisInstance({ port, baseUrl, issuer, bridge: { clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET' }, pinned: [claudeLikeDocument(CLIENT_ID)] }),
     ...tools.map((name) => tool(`t-${name}`, { name, endpoint: '/tools' })),
   ];
 }
 
 describe(`list changes across two Node-RED instances sharing Redis on ${nodeRedPackage}`, () => {
   let idp: TestIdp;
-  let redis: RedisServer;
   let first: NodeRedProcess;
-  let second: NodeRedProcess;
   let baseUrl: string;
   let secondBase: string;
   let port1: number;
+  let instances: BehindOneBase | undefined;
   let client: Client | undefined;
 
   before(async () => {
-    [port1] = [await freePort()];
-    const port2 = await freePort();
-    baseUrl = `http://127.0.0.1:${port1}`;
-    secondBase = `http://127.0.0.1:${port2}`;
-    idp = await startTestIdp({
-      clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: [`${baseUrl}/oauth/team/callback`] }],
+    instances = await startBehindOneBase({
+      bridge: { id: BRIDGE_CLIENT.id, secret: BRIDGE_CLIENT.secret, secretEnv: 'MCP_TEST_OIDC_SECRET' },
+      flows: (port, base, issuer) => instanceFlows(port, base, issuer),
     });
-    redis = await startRedis();
-    const env = { MCP_TEST_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_TEST_REDIS_URL: redis.url };
-    [first, second] = await Promise.all([
-      startNodeRed(instanceFlows(port1, baseUrl, idp.issuer), { env }),
-      startNodeRed(instanceFlows(port2, baseUrl, idp.issuer), { env }),
-    ]);
-    await Promise.all([waitForEndpoint(`${baseUrl}/tools`), waitForEndpoint(`${secondBase}/tools`)]);
+    ({ idp, first, base: baseUrl, secondOrigin: secondBase, firstPort: port1 } = instances);
   });
 
   after(async () => {
     await client?.close().catch(() => undefined);
-    await first?.stop();
-    await second?.stop();
-    await idp?.stop();
-    await redis?.stop();
+    await instances?.stop();
   });
 
   it('tells a stream open on instance 2 about deploys on instance 1: changed nodes only, and a full deploy that replaces the endpoint', { timeout: 90_000 }, async () => {

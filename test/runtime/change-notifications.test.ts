@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Client } from '@modelcontextprotocol/client';
 import { flowServer, prompt, resource, runtime, tab, tool, TAB } from '../support/flows.js';
-import { connect, protocolError, waitForEndpoint } from '../support/mcp-http.js';
+import { connect, listenOnceAccepted, protocolError, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
 
@@ -187,12 +187,7 @@ describe(`change notifications (subscriptions/listen, mcp-resource-updated) on $
     assert.equal(refused.code, -32603);
     await nodeRed.waitForOutput('subscriptions/listen on /watch refused: 3 streams are already open', since);
     await streams.pop()!.close();
-    // The server hears the hang-up a moment after the client closes; retry until it has.
-    let again;
-    for (let attempt = 0; attempt < 50 && !again; attempt += 1) {
-      again = await client.listen({ toolsListChanged: true }).catch(() => undefined);
-      if (!again) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const again = await listenOnceAccepted(client);
     assert.ok(again, 'a stream is accepted again after one closed');
     await Promise.all([...streams, again].map((stream) => stream.close()));
   });

@@ -5,6 +5,7 @@ import { answer, flowServer, router, runtime, tab, tool } from '../support/flows
 import { connect, JSON_HEADERS, postJsonRpc, rawRequest, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
+import { startServing } from '../support/serving.js';
 
 const RESPOND = `msg.topic = 'mcp-tool-response';`;
 
@@ -58,16 +59,12 @@ function textOf(result: { content?: unknown }): string {
 
 describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
   let nodeRed: NodeRedProcess;
-  let port: number;
   let urlA: string;
   let urlB: string;
 
   before(async () => {
-    port = await freePort();
-    nodeRed = await startNodeRed(lifecycleFlows(port));
-    urlA = `http://127.0.0.1:${port}/a`;
-    urlB = `http://127.0.0.1:${port}/b`;
-    await waitForEndpoint(urlA);
+    ({ nodeRed, url: urlA } = await startServing(lifecycleFlows, '/a'));
+    urlB = new URL('/b', urlA).href;
     await waitForEndpoint(urlB);
   });
   after(() => nodeRed?.stop());
@@ -182,7 +179,7 @@ describe(`endpoint lifecycle on ${nodeRedPackage}`, () => {
 
   for (const [revision, call] of Object.entries(slowCall)) {
     it(`releases a pending call when its client disconnects, and drops the flow's late answer (${revision})`, async () => {
-      const urlC = `http://127.0.0.1:${port}/c`;
+      const urlC = new URL('/c', urlA).href;
       await waitForEndpoint(urlC);
       const since = nodeRed.output().length;
       const hangUp = new AbortController();

@@ -1,28 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { exampleFlow } from '../support/flows.js';
-import { connect, JSON_HEADERS, postJsonRpc, rawRequest, waitForEndpoint, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { connect, JSON_HEADERS, postJsonRpc, rawRequest, withClient, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type NodeRedProcess } from '../support/node-red-process.js';
+import { startServing } from '../support/serving.js';
 
 describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a user dir)`, () => {
   let nodeRed: NodeRedProcess;
   let url: string;
-  let port: number;
 
   before(async () => {
-    port = await freePort();
-    nodeRed = await startNodeRed(exampleFlow(port));
-    url = `http://127.0.0.1:${port}/mcp`;
-    await waitForEndpoint(url);
+    ({ nodeRed, url } = await startServing(exampleFlow, '/mcp'));
   });
   after(() => nodeRed?.stop());
 
   for (const era of ['legacy', 'modern'] as Era[]) {
     describe(`with the official MCP client, ${era} protocol era`, () => {
       it('negotiates the expected revision and lists both tools with their schemas', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           assert.equal(client.getNegotiatedProtocolVersion(), era === 'modern' ? '2026-07-28' : '2025-11-25');
           const { tools } = await client.listTools();
           assert.deepEqual(tools.map((tool) => tool.name), ['add_numbers', 'greet']);
@@ -31,36 +26,27 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
           assert.equal(add.outputSchema?.type, 'object');
           assert.equal(add.annotations?.readOnlyHint, true);
           assert.equal(add.title, 'Add two numbers');
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('answers a structured tool through the flow', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const result = await client.callTool({ name: 'add_numbers', arguments: { a: 2, b: 3.5 } });
           assert.equal(result.isError ?? false, false);
           assert.deepEqual(result.structuredContent, { sum: 5.5 });
           assert.deepEqual(JSON.parse((result.content as Array<{ text: string }>)[0]!.text), { sum: 5.5 });
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('answers a text tool through the flow', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
           assert.deepEqual(result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('rejects invalid arguments in one isError result naming each argument', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const result = await client.callTool({ name: 'add_numbers', arguments: { a: 'two', c: 1 } });
           assert.equal(result.isError, true);
           const text = (result.content as Array<{ text: string }>)[0]!.text;
@@ -68,34 +54,26 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
           assert.match(text, /- a: must be number/);
           assert.match(text, /- b: is required/);
           assert.match(text, /- c: is not allowed/);
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('reports an unknown tool as JSON-RPC error -32602, as the spec and the SDK do', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (error: { code?: unknown; message?: unknown }) => {
             assert.equal(error.code, -32602);
             assert.match(String(error.message), /Unknown tool "no_such_tool"/);
             return true;
           });
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('refuses a sum JSON cannot carry (Infinity) instead of sending it as null', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const result = await client.callTool({ name: 'add_numbers', arguments: { a: 1e308, b: 1e308 } });
           assert.equal(result.isError, true);
           assert.equal(result.structuredContent, undefined);
           assert.match((result.content as Array<{ text: string }>)[0]!.text, /does not match its output schema: \/sum: must be number/);
-        } finally {
-          await client.close();
-        }
+        });
       });
     });
   }
@@ -166,7 +144,7 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
     });
 
     it('refuses a foreign Host header (DNS rebinding) and a foreign Origin with 403', async () => {
-      const rebound = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { host: `attacker.example:${port}` });
+      const rebound = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { host: `attacker.example:${new URL(url).port}` });
       assert.equal(rebound.status, 403);
       const foreignOrigin = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://attacker.example' });
       assert.equal(foreignOrigin.status, 403);
@@ -177,7 +155,7 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
     it('sends no CORS headers and answers unknown paths with 404', async () => {
       const response = await postJsonRpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:6274' });
       assert.equal(response.headers['access-control-allow-origin'], undefined);
-      const missing = await postJsonRpc(`http://127.0.0.1:${port}/elsewhere`, { jsonrpc: '2.0', id: 1, method: 'ping' });
+      const missing = await postJsonRpc(new URL('/elsewhere', url).href, { jsonrpc: '2.0', id: 1, method: 'ping' });
       assert.equal(missing.status, 404);
     });
   });

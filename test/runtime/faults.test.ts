@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, router, runtime, tab, tool } from '../support/flows.js';
-import { connect, postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
+import { connect, postJsonRpc, waitForEndpoint, withClient } from '../support/mcp-http.js';
 import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { startServing } from '../support/serving.js';
 
@@ -43,25 +43,19 @@ describe(`misbehaving flows on ${nodeRedPackage}`, () => {
   after(() => nodeRed?.stop());
 
   it('turns a flow that throws (reported by a Catch node) into an error result', async () => {
-    const client = await connect(url, 'legacy');
-    try {
+    await withClient(connect(url, 'legacy'), async (client) => {
       const result = await client.callTool({ name: 'throws', arguments: {} });
       assert.equal(result.isError, true);
       assert.match(text(result), /Tool "throws" failed: (Error: )?the database is on fire/);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('uses the first answer of a flow that answers twice and drops the second with a log line', async () => {
     const since = nodeRed.output().length;
-    const client = await connect(url, 'modern');
-    try {
+    await withClient(connect(url, 'modern'), async (client) => {
       const result = await client.callTool({ name: 'twice', arguments: {} });
       assert.equal(text(result), 'first');
-    } finally {
-      await client.close();
-    }
+    });
     await nodeRed.waitForOutput(/Dropped a response for unknown or finished execution/, since);
   });
 
@@ -113,11 +107,8 @@ describe(`misbehaving flows on ${nodeRedPackage}`, () => {
     }
     assert.deepEqual(answers.map((body) => body.id).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => 100 + i));
     await waitForEndpoint(url);
-    const client = await connect(url, 'legacy');
-    try {
+    await withClient(connect(url, 'legacy'), async (client) => {
       assert.equal(text(await client.callTool({ name: 'twice', arguments: {} })), 'first');
-    } finally {
-      await client.close();
-    }
+    });
   });
 });

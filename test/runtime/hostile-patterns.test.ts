@@ -61,6 +61,20 @@ async function timed<T>(call: Promise<T>, limitMs: number, what: string): Promis
   }
 }
 
+/**
+ * Starts the hostile call, and while it is being checked makes a harmless call on `caller`, which must be
+ * answered promptly (Node-RED is not blocked); returns the hostile call's result, for the test to judge.
+ */
+async function pingDuringHostileCall(hostileCall: Promise<any>, what: string, caller: Client): Promise<any> {
+  const hostile = timed(hostileCall, 60_000, what);
+  hostile.catch(() => undefined);
+  // The hostile call goes first; the harmless one follows while it is being checked.
+  await delay(200);
+  const ping = await timed(caller.callTool({ name: 'ping', arguments: {} }), PROMPT_MS, 'a harmless call made meanwhile');
+  assert.equal(text(ping.value), 'pong');
+  return (await hostile).value;
+}
+
 describe(`hostile schema patterns cannot freeze Node-RED, on ${nodeRedPackage}`, () => {
   let redis: RedisServer;
   let nodeRed: NodeRedProcess;
@@ -97,14 +111,7 @@ describe(`hostile schema patterns cannot freeze Node-RED, on ${nodeRedPackage}`,
     clients.push(hostileCaller, otherCaller);
     const since = nodeRed.output().length;
 
-    const hostile = timed(hostileCaller.callTool({ name: 'lookup', arguments: { code: HOSTILE } }), 60_000, 'the hostile call');
-    hostile.catch(() => undefined);
-    // The hostile call goes first; the harmless one follows while it is being checked.
-    await delay(200);
-    const ping = await timed(otherCaller.callTool({ name: 'ping', arguments: {} }), PROMPT_MS, 'a harmless call made meanwhile');
-    assert.equal(text(ping.value), 'pong');
-
-    const refused = (await hostile).value;
+    const refused = await pingDuringHostileCall(hostileCaller.callTool({ name: 'lookup', arguments: { code: HOSTILE } }), 'the hostile call', otherCaller);
     assert.equal(refused.isError, true);
     assert.equal(text(refused), `Invalid arguments for tool "lookup":\n- code: must match pattern "${CATASTROPHIC}"`);
     assert.doesNotMatch(nodeRed.output().slice(since), /lookup-ran/, 'the flow never saw the refused call');
@@ -137,13 +144,7 @@ describe(`hostile schema patterns cannot freeze Node-RED, on ${nodeRedPackage}`,
     }
     assert.ok(name, 'the hub never listed the edge tool');
 
-    const hostile = timed(hubClient.callTool({ name, arguments: {} }), 60_000, 'the call answered with the hostile string');
-    hostile.catch(() => undefined);
-    await delay(200);
-    const ping = await timed(caller.callTool({ name: 'ping', arguments: {} }), PROMPT_MS, 'a harmless call made meanwhile');
-    assert.equal(text(ping.value), 'pong');
-
-    const refused = (await hostile).value;
+    const refused = await pingDuringHostileCall(hubClient.callTool({ name, arguments: {} }), 'the call answered with the hostile string', caller);
     assert.equal(refused.isError, true);
     assert.match(text(refused), /returned structured content that does not match its output schema: \/code: must match pattern "\^\(a\+\)\+\$"/);
   });

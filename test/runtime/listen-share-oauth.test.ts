@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { oauthServer, oidcAuth, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
-import { waitForEndpoint } from '../support/mcp-http.js';
+import { listenOnceAccepted, protocolError, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
-import { claudeLikeDocument, rawAccessToken } from '../support/oauth-client.js';
+import { accessTokensOf, claudeLikeDocument } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import { stopInTurn } from '../support/stop-in-turn.js';
+import { ALICE_AND_CAROL, startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 const CLIENT_ID = 'https://client.test/oauth/listen.json';
 const SECRET = 'bridge-secret-for-listen-tests';
@@ -26,15 +27,6 @@ describe(`each caller's share of the subscriptions/listen streams of an OAuth en
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     return client;
   };
-  const refusal = async (promise: Promise<unknown>): Promise<ProtocolError> => {
-    try {
-      await promise;
-    } catch (error) {
-      assert.ok(error instanceof ProtocolError, String(error));
-      return error;
-    }
-    assert.fail('expected the listen request to be refused');
-  };
 
   before(async () => {
     const port = await freePort();
@@ -42,10 +34,7 @@ describe(`each caller's share of the subscriptions/listen streams of an OAuth en
     url = `${base}/tools`;
     idp = await startTestIdp({
       clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${base}/oauth/team/callback`] }],
-      users: [
-        { username: 'alice', email: 'alice@example.test', name: 'Alice', groups: ['mcp-users'] },
-        { username: 'carol', email: 'carol@example.test', name: 'Carol', groups: ['mcp-users'] },
-      ],
+      users: ALICE_AND_CAROL,
     });
     nodeRed = await startNodeRed(
       [
@@ -59,34 +48,25 @@ describe(`each caller's share of the subscriptions/listen streams of an OAuth en
       { env: { MCP_TEST_SECRET: SECRET } },
     );
     await waitForEndpoint(url);
-    const signIn = (username: string) => rawAccessToken({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: 'http://localhost:7777/callback', idp, username });
-    alice = await signIn('alice');
-    carol = await signIn('carol');
+    [alice, carol] = await accessTokensOf({ base, clientId: CLIENT_ID, idp }, ['alice', 'carol']);
   });
-  after(async () => {
-    await nodeRed?.stop();
-    await idp?.stop();
-  });
+  after(() => stopInTurn(nodeRed, idp));
 
   it('refuses a caller past its share while another caller still gets its own, and gives the slot back when a stream closes', async () => {
     const since = nodeRed.output().length;
     const aliceClient = await clientOf(alice);
     const carolClient = await clientOf(carol);
     const aliceStreams = [await aliceClient.listen({ toolsListChanged: true }), await aliceClient.listen({ toolsListChanged: true })];
-    const refused = await refusal(aliceClient.listen({ toolsListChanged: true }));
+    const refused = await protocolError(aliceClient.listen({ toolsListChanged: true }));
     assert.equal(refused.code, -32603);
     assert.match(refused.message, /Subscription limit reached: this caller already has 2 change-notification streams open on \/tools, the most one caller may hold \(a tenth of the endpoint's 20\)/);
     await nodeRed.waitForOutput('subscriptions/listen on /tools refused: a caller already holds its 2 streams', since);
     // Another user is not crowded out by the first.
     const carolStreams = [await carolClient.listen({ toolsListChanged: true }), await carolClient.listen({ toolsListChanged: true })];
-    await refusal(carolClient.listen({ toolsListChanged: true }));
+    await protocolError(carolClient.listen({ toolsListChanged: true }));
     // A stream that closes gives its caller the slot back (the server hears the hang-up a moment later).
     await aliceStreams.pop()!.close();
-    let again;
-    for (let attempt = 0; attempt < 50 && !again; attempt += 1) {
-      again = await aliceClient.listen({ toolsListChanged: true }).catch(() => undefined);
-      if (!again) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const again = await listenOnceAccepted(aliceClient);
     assert.ok(again, 'alice may listen again once one of her streams closed');
     await Promise.all([...aliceStreams, again, ...carolStreams].map((stream) => stream.close()));
     await Promise.all([aliceClient.close(), carolClient.close()]);

@@ -5,6 +5,7 @@ import { waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
 import { answerConsent, beginRawSignIn, claudeLikeDocument } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
+import { stopInTurn } from '../support/stop-in-turn.js';
 import { DEFAULT_TEST_USERS, startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 const CLIENT_ID = 'https://client.test/oauth/consent-test.json';
@@ -46,10 +47,7 @@ describe(`consent before a code is issued on ${nodeRedPackage}`, () => {
     );
     await waitForEndpoint(`${base}/tools`);
   });
-  after(async () => {
-    await nodeRed?.stop();
-    await idp?.stop();
-  });
+  after(() => stopInTurn(nodeRed, idp));
 
   it('shows who is asking for what, escaped, in a page that cannot be framed', async () => {
     const { response } = await toCallback('alice');

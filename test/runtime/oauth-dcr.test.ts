@@ -6,6 +6,7 @@ import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/no
 import { authorizeUrl, beginRawSignIn, finishRawSignIn, pkcePair, postToken, RegisteringOAuthProvider, signedInClient } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { readProblemPage } from '../support/problem-page.js';
+import { stopInTurn } from '../support/stop-in-turn.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 const SECRET = 'bridge-secret-for-dcr-tests';
@@ -37,10 +38,7 @@ describe(`dynamic client registration on ${nodeRedPackage}`, () => {
     );
     await waitForEndpoint(`${base}/tools`);
   });
-  after(async () => {
-    await nodeRed?.stop();
-    await idp?.stop();
-  });
+  after(() => stopInTurn(nodeRed, idp));
 
   it('advertises registration and revocation in the authorization server metadata', async () => {
     const metadata = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { answer, oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
-import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startBehindOneBase, type BehindOneBase } from '../support/behind-one-base.js';
+import { answer, sharedRedisInstance, tool } from '../support/flows.js';
+import { postJsonRpc } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { beginRawSignIn, claudeLikeDocument, exchangeCode, postToken, rawSignIn, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import type { TestIdp } from '../support/test-idp.js';
 
 const CLIENT_ID = 'https://client.test/oauth/refresh-test.json';
 const SECRET = 'bridge-secret-for-refresh-tests';
@@ -17,11 +17,7 @@ const ADMIN_TOKENS = { write: `write-${randomBytes(12).toString('hex')}`, read: 
 /** The same flows on two instances behind one Base URL (a load balancer), sharing one Redis. */
 function instanceFlows(port: number, baseUrl: string, issuer: string): FlowNode[] {
   return [
-    tab(),
-    runtimeBehind('rt', port, baseUrl),
-    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
-    oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
-    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['who'] }),
+    ...sharedRedisInstance({ port, baseUrl, issuer, bridge: { clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET' }, pinned: [claudeLikeDocument(CLIENT_ID)], wires: ['who'] }),
     answer('who', `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: msg.mcp.subject };\nreturn msg;`, 'fs'),
     tool('t', { name: 'whoami', endpoint: '/tools' }),
   ];
@@ -29,11 +25,10 @@ function instanceFlows(port: number, baseUrl: string, issuer: string): FlowNode[
 
 describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRedPackage}`, () => {
   let idp: TestIdp;
-  let redis: RedisServer;
   let one: NodeRedProcess;
-  let two: NodeRedProcess;
   let base: string;
-  let portTwo: number;
+  let originTwo: string;
+  let instances: BehindOneBase | undefined;
   let first: { access_token: string; refresh_token: string };
 
   const refreshAt = (origin: string, refreshToken: string) =>
@@ -42,25 +37,16 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { authorization: `Bearer ${token}` });
 
   before(async () => {
-    const portOne = await freePort();
-    portTwo = await freePort();
-    base = `http://127.0.0.1:${portOne}`;
-    idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${base}/oauth/team/callback`] }], refreshTokens: true });
-    redis = await startRedis();
-    const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_REDIS_URL: redis.url };
     const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
-    [one, two] = await Promise.all([
-      startNodeRed(instanceFlows(portOne, base, idp.issuer), { env, credentials, adminTokens: ADMIN_TOKENS }),
-      startNodeRed(instanceFlows(portTwo, base, idp.issuer), { env, credentials }),
-    ]);
-    await waitForEndpoint(`${base}/tools`);
-    await waitForEndpoint(`http://127.0.0.1:${portTwo}/tools`);
+    instances = await startBehindOneBase({
+      bridge: { id: 'bridge', secret: SECRET, secretEnv: 'MCP_TEST_SECRET' },
+      refreshTokens: true,
+      flows: instanceFlows,
+      start: (instance) => (instance === 'one' ? { credentials, adminTokens: ADMIN_TOKENS } : { credentials }),
+    });
+    ({ idp, first: one, base, secondOrigin: originTwo } = instances);
   });
-  after(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await idp?.stop();
-    await redis?.stop();
-  });
+  after(() => instances?.stop());
 
   it('advertises the refresh grant and offline_access', async () => {
     const metadata = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
@@ -79,11 +65,11 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
 
   it('refreshes on instance 2 a token issued by instance 1, and the new access token works there', async () => {
     const providerCallsBefore = idp.requestCount('token');
-    const refreshed = await refreshAt(`http://127.0.0.1:${portTwo}`, first.refresh_token);
+    const refreshed = await refreshAt(originTwo, first.refresh_token);
     assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
     assert.notEqual(refreshed.body.refresh_token, first.refresh_token, 'rotated');
     assert.ok(idp.requestCount('token') > providerCallsBefore, 'the provider was asked');
-    const call = await callWith(`http://127.0.0.1:${portTwo}`, refreshed.body.access_token);
+    const call = await callWith(originTwo, refreshed.body.access_token);
     assert.equal(call.json().result.content[0].text, 'alice');
 
     // A retry of the same refresh inside the grace period (a client refreshing from two places)
@@ -118,7 +104,7 @@ describe(`refresh tokens across two Node-RED processes on one Redis on ${nodeRed
     const replay = await exchangeCode(exchange);
     assert.equal(replay.body.error, 'invalid_grant');
     assert.equal((await callWith(base, first.body.access_token)).status, 401, 'the access token from the code is revoked');
-    assert.equal((await refreshAt(`http://127.0.0.1:${portTwo}`, first.body.refresh_token)).body.error, 'invalid_grant', 'so is the refresh token, on every instance');
+    assert.equal((await refreshAt(originTwo, first.body.refresh_token)).body.error, 'invalid_grant', 'so is the refresh token, on every instance');
   });
 
   /** Authorize, provider login and the bridge's callback for alice: the browser's view of the callback. */

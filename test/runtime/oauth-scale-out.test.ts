@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { answer, oauthServer, oidcAuth, runtimeBehind, storage, tab, tool } from '../support/flows.js';
-import { postJsonRpc, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startBehindOneBase, type BehindOneBase } from '../support/behind-one-base.js';
+import { answer, sharedRedisInstance, tool } from '../support/flows.js';
+import { postJsonRpc, type RawResponse } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import {
   beginRawSignIn,
   claudeLikeDocument,
@@ -13,8 +14,7 @@ import {
   TestOAuthProvider,
 } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import type { TestIdp } from '../support/test-idp.js';
 
 /**
  * Two Node-RED instances behind one public address, as behind a load balancer: the same flows, the
@@ -30,11 +30,7 @@ const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-tests'
 /** The tool answers with the caller and with which instance ran the flow (MCP_TEST_INSTANCE). */
 function instanceFlows(port: number, baseUrl: string, issuer: string): FlowNode[] {
   return [
-    tab(),
-    runtimeBehind('rt', port, baseUrl),
-    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
-    oidcAuth('auth', { storage: 'store', issuer, clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
-    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['who'] }),
+    ...sharedRedisInstance({ port, baseUrl, issuer, bridge: { clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET' }, pinned: [claudeLikeDocument(CLIENT_ID)], wires: ['who'] }),
     answer(
       'who',
       `msg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: { subject: msg.mcp.subject, instance: env.get('MCP_TEST_INSTANCE') } };\nreturn msg;`,
@@ -54,36 +50,24 @@ function textOf(result: { content?: unknown }): any {
 
 describe(`OAuth across two Node-RED instances sharing Redis on ${nodeRedPackage}`, () => {
   let idp: TestIdp;
-  let redis: RedisServer;
   let first: NodeRedProcess;
   let second: NodeRedProcess;
   let baseUrl: string;
   let secondBase: string;
   /** The provider that signed in through instance 1; its tokens are reused against instance 2. */
   let provider: TestOAuthProvider;
+  let instances: BehindOneBase | undefined;
 
   before(async () => {
-    const [port1, port2] = [await freePort(), await freePort()];
-    baseUrl = `http://127.0.0.1:${port1}`;
-    secondBase = `http://127.0.0.1:${port2}`;
-    idp = await startTestIdp({
-      clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: [`${baseUrl}/oauth/team/callback`] }],
+    instances = await startBehindOneBase({
+      bridge: { id: BRIDGE_CLIENT.id, secret: BRIDGE_CLIENT.secret, secretEnv: 'MCP_TEST_OIDC_SECRET' },
+      flows: instanceFlows,
+      start: (instance) => ({ env: { MCP_TEST_INSTANCE: instance === 'one' ? '1' : '2' } }),
     });
-    redis = await startRedis();
-    const env = { MCP_TEST_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_TEST_REDIS_URL: redis.url };
-    [first, second] = await Promise.all([
-      startNodeRed(instanceFlows(port1, baseUrl, idp.issuer), { env: { ...env, MCP_TEST_INSTANCE: '1' } }),
-      startNodeRed(instanceFlows(port2, baseUrl, idp.issuer), { env: { ...env, MCP_TEST_INSTANCE: '2' } }),
-    ]);
-    await Promise.all([waitForEndpoint(`${baseUrl}/tools`), waitForEndpoint(`${secondBase}/tools`)]);
+    ({ idp, first, second, base: baseUrl, secondOrigin: secondBase } = instances);
   });
 
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await idp?.stop();
-    await redis?.stop();
-  });
+  after(() => instances?.stop());
 
   it('serves a token issued through instance 1 on instance 2 (raw POST and the official client)', async () => {
     provider = new TestOAuthProvider(CLIENT_ID, await freePort());

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
-import { answer, flowServer, router, runtime, tab, tool, topicSwitch, TAB } from '../support/flows.js';
-import { connect, postJsonRpc, type Era } from '../support/mcp-http.js';
+import { answer, flowServer, router, runtime, stopJobOnCancel, tab, tool, topicSwitch, TAB } from '../support/flows.js';
+import { connect, postJsonRpc, withClient, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { startServing } from '../support/serving.js';
 
@@ -27,11 +27,7 @@ flow.set('job-' + executionId, timer);
 return null;`;
 
 /** Stops the job an mcp-tool-cancel names, and says so in the log. */
-const ON_CANCEL = `const timer = flow.get('job-' + msg.payload.executionId);
-if (timer) clearInterval(timer);
-flow.set('job-' + msg.payload.executionId, undefined);
-node.warn('job-cancelled ' + msg.payload.executionId + ' reason=' + msg.payload.reason + ' stopped=' + Boolean(timer));
-return null;`;
+const ON_CANCEL = stopJobOnCancel('clearInterval');
 
 /** One line at every level, then the answer. */
 const CHATTY = `const { executionId } = msg.payload;
@@ -95,12 +91,9 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
 
   it('declares the logging capability in both eras', async () => {
     for (const era of ['legacy', 'modern'] as Era[]) {
-      const client = await connect(url, era);
-      try {
+      await withClient(connect(url, era), async (client) => {
         assert.ok(client.getServerCapabilities()?.logging, `${era}: logging capability`);
-      } finally {
-        await client.close();
-      }
+      });
     }
   });
 
@@ -115,8 +108,7 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
   for (const era of ['legacy', 'modern'] as Era[]) {
     describe(`${era} era`, () => {
       it('delivers progress in order before the result, and a job far longer than its 1 s limit succeeds because progress keeps it alive', async () => {
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const events: Array<Progress | 'result'> = [];
           // 15 steps 200 ms apart: three times the tool's time limit, and longer than the client's own timeout.
           const result = await client.callTool(
@@ -130,32 +122,26 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
             events,
             [...Array.from({ length: 15 }, (_, index) => ({ progress: index + 1, total: 15, message: `step ${index + 1}` })), 'result'],
           );
-        } finally {
-          await client.close();
-        }
+        });
       });
 
       it('ends a job at its maximum total duration however much progress it reports, and tells the flow (timeout)', async () => {
         const since = nodeRed.output().length;
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const result = await client.callTool(
             { name: 'capped', arguments: { steps: 1000, intervalMs: 200 } },
             { onprogress: () => undefined, resetTimeoutOnProgress: true, maxTotalTimeout: 60_000 },
           );
           assert.equal(result.isError, true);
           assert.match((result.content as Array<{ text: string }>)[0]!.text, /did not finish within 2 s \(its maximum total duration\)/);
-        } finally {
-          await client.close();
-        }
+        });
         await nodeRed.waitForOutput(/job-cancelled \w+ reason=timeout stopped=true/, since);
         await nodeRed.waitForOutput(/telemetry capped timeout/, since);
       });
 
       it('a client cancel reaches the flow as one mcp-tool-cancel and counts as cancelled in telemetry', async () => {
         const since = nodeRed.output().length;
-        const client = await connect(url, era);
-        try {
+        await withClient(connect(url, era), async (client) => {
           const abort = new AbortController();
           let firstProgress!: () => void;
           const progressed = new Promise<void>((resolve) => (firstProgress = resolve));
@@ -167,9 +153,7 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
           const reason = era === 'legacy' ? 'cancelled' : 'disconnected';
           await nodeRed.waitForOutput(new RegExp(`job-cancelled \\w+ reason=${reason} stopped=true`), since);
           await nodeRed.waitForOutput(/telemetry job cancelled/, since);
-        } finally {
-          await client.close();
-        }
+        });
         const cancels = nodeRed.output().slice(since).match(/job-cancelled/g) ?? [];
         assert.equal(cancels.length, 1, 'exactly one mcp-tool-cancel');
       });
@@ -198,8 +182,7 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
   });
 
   it('modern: sends log lines at or above the level a request names in its _meta, and none without one', async () => {
-    const client = await connect(url, 'modern');
-    try {
+    await withClient(connect(url, 'modern'), async (client) => {
       const lines = collectLogs(client);
       await client.callTool({ name: 'chatty', arguments: {} });
       assert.equal(lines.length, 0, JSON.stringify(lines));
@@ -212,22 +195,17 @@ describe(`progress, logging and cancellation on ${nodeRedPackage}`, () => {
         assert.equal(error.code, -32602, error.message);
         return true;
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('drops bad reports from the flow with a clear log line each and still answers the call', async () => {
     const since = nodeRed.output().length;
-    const client = await connect(url, 'legacy');
-    try {
+    await withClient(connect(url, 'legacy'), async (client) => {
       const seen: number[] = [];
       const result = await client.callTool({ name: 'misbehave', arguments: {} }, { onprogress: (progress: Progress) => seen.push(progress.progress) });
       assert.equal((result.content as Array<{ text: string }>)[0]!.text, 'survived');
       assert.deepEqual(seen, [5], 'only the increasing progress reached the client');
-    } finally {
-      await client.close();
-    }
+    });
     await nodeRed.waitForOutput(/mcp-tool-progress needs msg\.payload .*executionId is missing or invalid/, since);
     await nodeRed.waitForOutput(/Dropped a progress report for unknown or finished execution no-such-call/, since);
     await nodeRed.waitForOutput(/Dropped progress 4 for execution \w+: progress must increase/, since);

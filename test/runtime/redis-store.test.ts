@@ -8,7 +8,7 @@ import { createRedisStore, type RedisStore } from '../../lib/storage/redis-store
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from '../../lib/storage/store.js';
 import { waitForState } from '../../lib/storage/wait-for-state.js';
 import { redisServerOnPath, startRedis, type RedisServer } from '../support/redis-server.js';
-import { runStoreContract } from '../support/store-contract.js';
+import { keyValueOperations, runStoreContract } from '../support/store-contract.js';
 
 /** Generous: a reconnect waits at most 2 s between attempts; this only stops a broken test hanging. */
 const STATE_TIMEOUT_MS = 15_000;
@@ -39,16 +39,7 @@ function isUnavailable(reason?: string): (error: unknown) => boolean {
 }
 
 async function assertEveryOperationUnavailable(store: Store, reason?: string): Promise<void> {
-  const key = freshKey();
-  const operations: Array<() => Promise<unknown>> = [
-    () => store.put(key, 'v', 60),
-    () => store.putIfAbsent(key, 'v', 60),
-    () => store.get(key),
-    () => store.take(key),
-    () => store.compareAndSet(key, 'v', 'w', 60),
-    () => store.delete(key),
-  ];
-  for (const operation of operations) await assert.rejects(operation, isUnavailable(reason));
+  for (const operation of keyValueOperations(store, freshKey())) await assert.rejects(operation, isUnavailable(reason));
 }
 
 /** Publishes on `from` until `to`'s listener hears it (a subscription is made on its own connection, asynchronously). */

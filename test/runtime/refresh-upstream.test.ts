@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseProviderSettings, type ProviderSettings } from '../../lib/auth/upstream/provider-settings.js';
 import { createUpstreamClient } from '../../lib/auth/upstream/upstream-client.js';
-import { UpstreamError } from '../../lib/auth/upstream/upstream-error.js';
 import { createUpstreamRefresher, type UpstreamRefresher } from '../../lib/auth/upstream/upstream-refresh.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { startTestIdp, type TestIdp, type TestIdpOptions } from '../support/test-idp.js';
+import { rejectsWith } from '../support/upstream-error.js';
 
 /**
  * The upstream refresher against a real OpenID provider (oidc-provider on loopback) behind a
@@ -62,16 +62,6 @@ async function startProvider(kind: 'oidc' | 'entra', extra: Partial<TestIdpOptio
       await proxy.stop();
     },
   };
-}
-
-async function rejectsWith(promise: Promise<unknown>, reason: string): Promise<UpstreamError> {
-  const error = await promise.then(
-    () => assert.fail(`expected an UpstreamError ${reason}`),
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof UpstreamError, `expected UpstreamError, got ${String(error)}`);
-  assert.equal(error.reason, reason, error.message);
-  return error;
 }
 
 describe('upstream refresh, generic OIDC provider behind a fault proxy', () => {

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { answer, oauthServer, oidcAuth, router, runtimeBehind, storage, tab, tool } from '../support/flows.js';
-import { postJsonRpc, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { startBehindOneBase, type BehindOneBase } from '../support/behind-one-base.js';
+import { answer, router, sharedRedisInstance, tool } from '../support/flows.js';
+import { postJsonRpc } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, postToken, rawAccessToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import type { RedisServer } from '../support/redis-server.js';
+import type { TestIdp } from '../support/test-idp.js';
 
 const CLIENT_ID = 'https://client.test/oauth/scale-out.json';
 const SECRET = 'bridge-secret-for-scale-out-faults';
@@ -16,11 +17,7 @@ const REFRESH_KEY = randomBytes(32).toString('hex');
 
 function instanceFlows(port: number, baseUrl: string, issuer: string, instance: string): FlowNode[] {
   return [
-    tab(),
-    runtimeBehind('rt', port, baseUrl),
-    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
-    oidcAuth('auth', { storage: 'store', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
-    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: ['route'] }),
+    ...sharedRedisInstance({ port, baseUrl, issuer, bridge: { clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET' }, pinned: [claudeLikeDocument(CLIENT_ID)], wires: ['route'] }),
     router('route', { whereami: 'where', slow: 'slow-fn' }),
     // Each flow says in the Node-RED log that a call reached it, so the test sees where a call ran.
     answer('where', `node.warn('whereami reached the flow');\nmsg.topic = 'mcp-tool-response';\nmsg.payload = { executionId: msg.payload.executionId, result: '${instance}' };\nreturn msg;`, 'fs'),
@@ -38,6 +35,7 @@ describe(`two instances behind one Base URL when things break, on ${nodeRedPacka
   let two: NodeRedProcess;
   let base: string;
   let originTwo: string;
+  let instances: BehindOneBase | undefined;
 
   const call = (origin: string, token: string, name = 'whereami') =>
     postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }, { authorization: `Bearer ${token}` });
@@ -46,26 +44,15 @@ describe(`two instances behind one Base URL when things break, on ${nodeRedPacka
   const signIn = () => rawAccessToken({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: 'http://localhost:7777/callback', idp, username: 'alice' });
 
   before(async () => {
-    const portOne = await freePort();
-    const portTwo = await freePort();
-    base = `http://127.0.0.1:${portOne}`;
-    originTwo = `http://127.0.0.1:${portTwo}`;
-    idp = await startTestIdp({ clients: [{ client_id: 'bridge', client_secret: SECRET, redirect_uris: [`${base}/oauth/team/callback`] }], refreshTokens: true });
-    redis = await startRedis();
-    const env = { MCP_TEST_SECRET: SECRET, MCP_TEST_REDIS_URL: redis.url };
-    const credentials = { auth: { oidcRefreshKey: REFRESH_KEY } };
-    [one, two] = await Promise.all([
-      startNodeRed(instanceFlows(portOne, base, idp.issuer, 'one'), { env, credentials }),
-      startNodeRed(instanceFlows(portTwo, base, idp.issuer, 'two'), { env, credentials }),
-    ]);
-    await waitForEndpoint(`${base}/tools`);
-    await waitForEndpoint(`${originTwo}/tools`);
+    instances = await startBehindOneBase({
+      bridge: { id: 'bridge', secret: SECRET, secretEnv: 'MCP_TEST_SECRET' },
+      refreshTokens: true,
+      flows: instanceFlows,
+      start: () => ({ credentials: { auth: { oidcRefreshKey: REFRESH_KEY } } }),
+    });
+    ({ idp, redis, first: one, second: two, base, secondOrigin: originTwo } = instances);
   });
-  after(async () => {
-    await Promise.all([one?.stop(), two?.stop()]);
-    await idp?.stop();
-    await redis?.stop();
-  });
+  after(() => instances?.stop());
 
   it('serves one token from either instance, call after call', async () => {
     const token = await signIn();

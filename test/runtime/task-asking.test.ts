@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answer, flowServer, runtime, storage, tab, tool, topicSwitch } from '../support/flows.js';
-import { JSON_HEADERS, rawRequest, type RawResponse } from '../support/mcp-http.js';
+import { JSON_HEADERS, rawRequest, withClient, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { startServing } from '../support/serving.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
@@ -90,6 +90,21 @@ function flowSaw(result: Record<string, any> | undefined): Record<string, any> {
   return result['structuredContent'] ?? JSON.parse(result['content'][0].text);
 }
 
+/**
+ * Runs `tool` as a task to its end: it completes without having asked the client, the flow told why in
+ * an inputError with `code` for the sampling request it made. Returns the task id and what the flow saw.
+ */
+async function completedWithoutAsking(client: TaskClient, tool: string, code: number): Promise<{ taskId: string; saw: Record<string, any> }> {
+  const taskId = TaskClient.taskIdOf(await client.call(tool, {}));
+  const done = await client.untilDone(taskId);
+  assert.equal(done['status'], 'completed', JSON.stringify(done));
+  const saw = flowSaw(done['result']);
+  assert.equal(saw['inputResponses'], null);
+  assert.equal(saw['inputError'].code, code);
+  assert.deepEqual(saw['inputError'].keys, ['summary']);
+  return { taskId, saw };
+}
+
 /** Polls tasks/get until the task has `status`; fails when it ends (or `timeoutMs` passes) first. */
 async function untilStatus(client: TaskClient, taskId: string, status: string, timeoutMs = 15_000): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
@@ -153,8 +168,7 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
   }
 
   it('turns input_required with the questions, keeps partial answers, and resumes the flow when every key is answered', async () => {
-    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
-    try {
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL }), async (client) => {
       const since = nodeRed.output().length;
       const created = await client.call('task_ask', {});
       assert.equal(created['resultType'], 'task');
@@ -204,14 +218,11 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
       ]);
       assertEmptyAck(await client.update(taskId, { city: BERGEN }));
       assert.equal((await client.get(taskId))['status'], 'completed', 'an answer to an ended task changes nothing');
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('refuses a tasks/update whose answer does not fit its question (-32602 naming the key), keeps nothing of it, and takes the fixed one', async () => {
-    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
-    try {
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL }), async (client) => {
       const since = nodeRed.output().length;
       const taskId = TaskClient.taskIdOf(await client.call('task_ask', {}));
       await untilStatus(client, taskId, 'input_required');
@@ -237,14 +248,11 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
         roundsIn(nodeRed.output().slice(since), { taskId }).map(({ round }) => round),
         [0, 1],
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('tasks/cancel ends a task waiting for answers and tells the flow once, for the round that asked', async () => {
-    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
-    try {
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL }), async (client) => {
       const since = nodeRed.output().length;
       const taskId = TaskClient.taskIdOf(await client.call('task_ask', {}));
       const executionId = await firstRoundOf(taskId, since);
@@ -262,14 +270,11 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
         [0],
       );
       assert.equal(nodeRed.output().slice(since).split(`task-cancel ${executionId} `).length - 1, 1, 'told once');
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('fails a task nobody answers at the tool time limit and tells the flow (mcp-tool-cancel reason timeout)', async () => {
-    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
-    try {
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL }), async (client) => {
       const since = nodeRed.output().length;
       const taskId = TaskClient.taskIdOf(await client.call('task_slow', {}));
       const executionId = await firstRoundOf(taskId, since);
@@ -287,9 +292,7 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
         roundsIn(nodeRed.output().slice(since), { taskId }).map(({ round }) => round),
         [0],
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('asksBeforeTask: the first call asks as a plain call, and the retry with the answers starts the task', async () => {
@@ -312,8 +315,7 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
     assert.equal(created.inputRequests, undefined);
     const taskId = TaskClient.taskIdOf(created);
 
-    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
-    try {
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL }), async (client) => {
       const done = await client.untilDone(taskId);
       assert.equal(done['status'], 'completed', JSON.stringify(done));
       const saw = flowSaw(done['result']);
@@ -333,9 +335,7 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
       );
       assert.notEqual(rounds[1]!.executionId, plain!.executionId, 'the task runs under an execution of its own');
       assert.equal(saw['executionId'], rounds[1]!.executionId);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('asksBeforeTask: answers sent unasked on the first call start no task; the call still asks first', async () => {
@@ -348,8 +348,7 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
   });
 
   it('2025-11-25: a task cannot ask, so its flow gets inputError at once and answers without the answers', async () => {
-    const client = await TaskClient.connect(url, 'legacy');
-    try {
+    await withClient(TaskClient.connect(url, 'legacy'), async (client) => {
       const since = nodeRed.output().length;
       const created = await client.call('task_ask', {});
       const taskId = TaskClient.taskIdOf(created);
@@ -369,22 +368,13 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
           [1, 'none'],
         ],
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('a task asking for a kind its tool does not declare gets inputError and completes without asking', async () => {
-    const client = await TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL });
-    try {
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: CAN_ANSWER_ALL }), async (client) => {
       const since = nodeRed.output().length;
-      const taskId = TaskClient.taskIdOf(await client.call('task_undeclared', {}));
-      const done = await client.untilDone(taskId);
-      assert.equal(done['status'], 'completed', JSON.stringify(done));
-      const saw = flowSaw(done['result']);
-      assert.equal(saw['inputResponses'], null);
-      assert.equal(saw['inputError'].code, -32603);
-      assert.deepEqual(saw['inputError'].keys, ['summary']);
+      const { taskId, saw } = await completedWithoutAsking(client, 'task_undeclared', -32603);
       assert.match(saw['inputError'].message, /Tool "task_undeclared" does not declare that it asks for sampling/);
       assert.equal(saw['taskId'], taskId);
       assert.deepEqual(
@@ -395,26 +385,15 @@ describe(`tasks that ask the client, on one Node-RED (${nodeRedPackage})`, () =>
         ],
         'the refusal came back as the next round of the same execution',
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('a task asking for a kind the client did not declare on its call gets inputError -32021', async () => {
     // Declares the tasks extension and elicitation, not sampling.
-    const client = await TaskClient.connect(url, 'modern', { capabilities: { elicitation: { form: {} } } });
-    try {
-      const taskId = TaskClient.taskIdOf(await client.call('task_ask', {}));
-      const done = await client.untilDone(taskId);
-      assert.equal(done['status'], 'completed', JSON.stringify(done));
-      const saw = flowSaw(done['result']);
-      assert.equal(saw['inputResponses'], null);
-      assert.equal(saw['inputError'].code, -32021);
-      assert.deepEqual(saw['inputError'].keys, ['summary']);
+    await withClient(TaskClient.connect(url, 'modern', { capabilities: { elicitation: { form: {} } } }), async (client) => {
+      const { saw } = await completedWithoutAsking(client, 'task_ask', -32021);
       assert.match(saw['inputError'].message, /sampling capability/);
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { answer, flowServer, router, runtime, storage, tab, tool, topicSwitch, TAB } from '../support/flows.js';
-import { connect, type Era } from '../support/mcp-http.js';
+import { answer, flowServer, router, runtime, stopJobOnCancel, storage, tab, tool, topicSwitch, TAB } from '../support/flows.js';
+import { connect, withClient, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { startServing } from '../support/serving.js';
 import { twoNodeRedsOnRedis } from '../support/two-node-reds.js';
@@ -20,11 +20,8 @@ const timer = setTimeout(() => {
 flow.set('job-' + executionId, timer);
 return null;`;
 
-const ON_CANCEL = `const timer = flow.get('job-' + msg.payload.executionId);
-if (timer) clearTimeout(timer);
-flow.set('job-' + msg.payload.executionId, undefined);
-node.warn('job-cancelled ' + msg.payload.executionId + ' reason=' + msg.payload.reason + ' stopped=' + Boolean(timer));
-return null;`;
+/** Stops the job an mcp-tool-cancel names, and says so in the log. */
+const ON_CANCEL = stopJobOnCancel('clearTimeout');
 
 const reply = (result: string) => `return { topic: 'mcp-tool-response', payload: { executionId: msg.payload.executionId, ${result} } };`;
 
@@ -87,8 +84,7 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
 
   it('lists each tool with its task support and announces tasks in each era', async () => {
     for (const era of ['legacy', 'modern'] as Era[]) {
-      const client = await connect(url, era);
-      try {
+      await withClient(connect(url, era), async (client) => {
         const tools = (await client.listTools()).tools;
         const capabilities = client.getServerCapabilities() as Record<string, any>;
         if (era === 'legacy') {
@@ -100,15 +96,12 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
           // 2026-07-28 has no per-tool declaration: the server decides per call.
           assert.deepEqual(capabilities['extensions']?.['io.modelcontextprotocol/tasks'], {});
         }
-      } finally {
-        await client.close();
-      }
+      });
     }
   });
 
   it('2026-07-28: answers a task at once, tells the flow its id, and inlines the result on tasks/get', async () => {
-    const client = await TaskClient.connect(url, 'modern');
-    try {
+    await withClient(TaskClient.connect(url, 'modern'), async (client) => {
       const since = nodeRed.output().length;
       const created = await client.call('job', { ms: 300, label: 'modern' });
       assert.equal(created['resultType'], 'task');
@@ -121,14 +114,11 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
       const done = await client.untilDone(taskId);
       assert.equal(done['status'], 'completed');
       assert.deepEqual(done['result'].structuredContent ?? JSON.parse(done['result'].content[0].text), { label: 'modern', instance: 'solo' });
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('2025-11-25: a task parameter gets a task; tasks/result waits for the result; tasks/list shows it', async () => {
-    const client = await TaskClient.connect(url, 'legacy');
-    try {
+    await withClient(TaskClient.connect(url, 'legacy'), async (client) => {
       const created = await client.call('job', { ms: 300, label: 'legacy' });
       assert.equal(created['task'].status, 'working');
       assert.equal(created['task'].ttl, 3_600_000);
@@ -140,15 +130,12 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
       assert.equal((await client.get(taskId))['status'], 'completed');
       const listed = await client.list();
       assert.ok(listed['tasks'].some((task: { taskId: string }) => task.taskId === taskId));
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   for (const era of ['legacy', 'modern'] as Era[]) {
     it(`${era}: tasks/cancel ends the task as cancelled, tells the flow once, and reports cancelled telemetry`, async () => {
-      const client = await TaskClient.connect(url, era);
-      try {
+      await withClient(TaskClient.connect(url, era), async (client) => {
         const since = nodeRed.output().length;
         const taskId = TaskClient.taskIdOf(await client.call('job', { ms: 60_000, label: 'long' }));
         await nodeRed.waitForOutput(`task=${taskId}`, since);
@@ -162,15 +149,12 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
         if (era === 'modern') assert.deepEqual(Object.keys(await client.cancel(taskId)).filter((key) => key !== '_meta' && key !== 'resultType'), []);
         else assert.equal(await codeOf(client.cancel(taskId)), -32602);
         assert.equal(nodeRed.output().slice(since).match(/job-cancelled/g)?.length, 1);
-      } finally {
-        await client.close();
-      }
+      });
     });
   }
 
   it('a tool error completes the task with isError; a flow that never answers fails it with a JSON-RPC error', async () => {
-    const client = await TaskClient.connect(url, 'modern');
-    try {
+    await withClient(TaskClient.connect(url, 'modern'), async (client) => {
       const failed = await client.untilDone(TaskClient.taskIdOf(await client.call('fails', {})));
       assert.equal(failed['status'], 'completed');
       assert.equal(failed['result'].isError, true);
@@ -180,21 +164,16 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
       assert.equal(silent['error'].code, -32001);
       assert.match(silent['error'].message, /did not answer within 1 s/);
       assert.equal(silent['result'], undefined);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('shortens a result over the endpoint limit with a note, and the task still completes', async () => {
-    const client = await TaskClient.connect(url, 'modern');
-    try {
+    await withClient(TaskClient.connect(url, 'modern'), async (client) => {
       const done = await client.untilDone(TaskClient.taskIdOf(await client.call('big', {})));
       assert.equal(done['status'], 'completed');
       assert.ok(JSON.stringify(done['result']).length < 70 * 1024, 'kept within 64 KB');
       assert.ok(done['result']._meta?.['io.flowmcp/truncated'], 'the truncation note');
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('refuses what a tool does not allow, with the code each revision defines', async () => {
@@ -219,8 +198,7 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
 
   it('answers -32602 for unknown task ids in both eras, and for a bad tasks/list cursor', async () => {
     for (const era of ['legacy', 'modern'] as Era[]) {
-      const client = await TaskClient.connect(url, era);
-      try {
+      await withClient(TaskClient.connect(url, era), async (client) => {
         assert.equal(await codeOf(client.get('no-such-task')), -32602, era);
         assert.equal(await codeOf(client.cancel('no-such-task')), -32602, era);
         if (era === 'legacy') {
@@ -229,15 +207,12 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
         }
         // On 2026-07-28 the official client will not even send tasks/result or tasks/list, which the
         // extension removed; the conformance suite checks that the server answers them -32601.
-      } finally {
-        await client.close();
-      }
+      });
     }
   });
 
   it('limits the tasks one caller runs at once, and takes new ones when a task has ended', async () => {
-    const client = await TaskClient.connect(limitedUrl, 'modern');
-    try {
+    await withClient(TaskClient.connect(limitedUrl, 'modern'), async (client) => {
       const first = TaskClient.taskIdOf(await client.call('job', { ms: 60_000, label: 'a' }));
       TaskClient.taskIdOf(await client.call('job', { ms: 60_000, label: 'b' }));
       const refused = await client.call('job', { ms: 1, label: 'c' }).then(
@@ -256,14 +231,11 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
       }
       assert.ok(third, 'a new task is accepted once one has ended');
       assert.equal((await client.untilDone(TaskClient.taskIdOf(third)))['status'], 'completed');
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('runs 1,000 tasks at once on one endpoint and loses none', async () => {
-    const client = await TaskClient.connect(url.replace('/tasks', '/many'), 'modern');
-    try {
+    await withClient(TaskClient.connect(url.replace('/tasks', '/many'), 'modern'), async (client) => {
       const ids = await Promise.all(Array.from({ length: 1000 }, (_, index) => client.call('job', { ms: 300, label: `n${index}` }).then(TaskClient.taskIdOf)));
       assert.equal(new Set(ids).size, 1000);
       const done = await Promise.all(ids.map((id) => client.untilDone(id, 60_000)));
@@ -271,23 +243,18 @@ describe(`tasks on one Node-RED (${nodeRedPackage})`, () => {
         done.map((task) => [task['status'], JSON.parse(task['result'].content[0].text).label]),
         ids.map((_, index) => ['completed', `n${index}`]),
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('keeps a task when its client goes away: another client reads its result', async () => {
     const first = await TaskClient.connect(url, 'modern');
     const taskId = TaskClient.taskIdOf(await first.call('job', { ms: 500, label: 'orphan' }));
     await first.close();
-    const second = await TaskClient.connect(url, 'modern');
-    try {
+    await withClient(TaskClient.connect(url, 'modern'), async (second) => {
       const done = await second.untilDone(taskId);
       assert.equal(done['status'], 'completed');
       assert.equal(JSON.parse(done['result'].content[0].text).label, 'orphan');
-    } finally {
-      await second.close();
-    }
+    });
   });
 });
 
@@ -381,8 +348,7 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
   });
 
   it('answers a retryable error while Redis does not answer, and the task is intact when it does', async () => {
-    const client = await TaskClient.connect(pair.secondUrl, 'modern');
-    try {
+    await withClient(TaskClient.connect(pair.secondUrl, 'modern'), async (client) => {
       const taskId = TaskClient.taskIdOf(await client.call('job', { ms: 100, label: 'outage' }));
       await client.untilDone(taskId);
       pair.redis.freeze();
@@ -399,9 +365,7 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
       const after = await client.get(taskId);
       assert.equal(after['status'], 'completed');
       assert.equal(JSON.parse(after['result'].content[0].text).label, 'outage');
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   // Last: it kills instance A.
@@ -412,14 +376,11 @@ describe(`tasks across two Node-RED instances on one redis-server (${nodeRedPack
     await pair.first.waitForOutput(`task=${taskId}`, since);
     await onA.close().catch(() => undefined);
     await pair.first.kill();
-    const onB = await TaskClient.connect(pair.secondUrl, 'modern');
-    try {
+    await withClient(TaskClient.connect(pair.secondUrl, 'modern'), async (onB) => {
       // Working until A's heartbeat lapses (10 s), then failed.
       const done = await onB.untilDone(taskId, 30_000);
       assert.equal(done['status'], 'failed');
       assert.match(done['error'].message, /instance running this task stopped/);
-    } finally {
-      await onB.close();
-    }
+    });
   });
 });

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseProviderSettings, type ProviderSettings } from '../../lib/auth/upstream/provider-settings.js';
-import { createUpstreamClient, UpstreamError, type UpstreamClient } from '../../lib/auth/upstream/upstream-client.js';
+import { createUpstreamClient, type UpstreamClient } from '../../lib/auth/upstream/upstream-client.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { startTestIdp, type TestIdp } from '../support/test-idp.js';
+import { rejectsWith } from '../support/upstream-error.js';
 
 /**
  * The upstream client against a real OpenID provider (oidc-provider on loopback): discovery,
@@ -13,16 +14,6 @@ import { startTestIdp, type TestIdp } from '../support/test-idp.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/oauth/team-login/callback';
 const SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
-
-async function rejectsWith(promise: Promise<unknown>, reason: string): Promise<UpstreamError> {
-  const error = await promise.then(
-    () => assert.fail(`expected an UpstreamError ${reason}`),
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof UpstreamError, `expected UpstreamError, got ${String(error)}`);
-  assert.equal(error.reason, reason, error.message);
-  return error;
-}
 
 /** Starts a sign-in, lets `username` log in at the IdP, and returns what the bridge would hold. */
 async function signInAt(idp: TestIdp, client: UpstreamClient, username: string) {
@@ -219,8 +210,7 @@ describe('upstream client, Microsoft-shaped provider', () => {
     idp.setGroups('bob', []);
     try {
       const client = entraClient(tenantId, idp.origin);
-      const request = await client.beginSignIn();
-      const callback = new URL(await idp.signIn(request.url, 'bob'));
+      const { request, callback } = await signInAt(idp, client, 'bob');
       await rejectsWith(client.completeSignIn(callback, request), 'missing_claim');
     } finally {
       idp.setGroups('bob', ['other']);
@@ -234,8 +224,7 @@ describe('upstream client, Microsoft-shaped provider', () => {
     });
     try {
       const client = entraClient(tenantId, otherTenant.origin);
-      const request = await client.beginSignIn();
-      const callback = new URL(await otherTenant.signIn(request.url, 'alice'));
+      const { request, callback } = await signInAt(otherTenant, client, 'alice');
       await rejectsWith(client.completeSignIn(callback, request), 'tenant_mismatch');
     } finally {
       await otherTenant.stop();

@@ -1,6 +1,6 @@
 // Steps on the Node-RED editor page that several editor tests take: opening and cancelling edit
 // trays and typing into the code editors.
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 // Globals of the editor page, only ever used inside page.evaluate / waitForFunction callbacks.
 declare const RED: any;
@@ -31,9 +31,40 @@ export async function setCodeEditorText(page: Page, containerId: string, text: s
   );
 }
 
+/** Sets `field` to `value` and fires its change event, as a user's edit does: what a dialog's checks react to. */
+export async function changeTo(field: Locator, value: string): Promise<void> {
+  await field.fill(value);
+  await field.dispatchEvent('change');
+}
+
 export async function openNodeDialog(page: Page, id: string, firstField: string): Promise<void> {
   await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
   await page.locator(firstField).waitFor({ state: 'visible', ...WAIT });
+}
+
+/** A node whose dialog a test opens, and the field the dialog shows first; a config node's opens in the config editor. */
+export interface NodeDialog {
+  readonly type: string;
+  readonly id: string;
+  readonly field: string;
+  readonly config: boolean;
+}
+
+/** Opens the edit dialog of `dialog`'s node and waits for its first field. */
+export async function openDialogOf(page: Page, dialog: NodeDialog): Promise<void> {
+  if (dialog.config) await page.evaluate(({ type, id }) => RED.editor.editConfig('', type, id, 'node-config-input'), dialog);
+  else await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), dialog.id);
+  await page.locator(dialog.field).waitFor({ state: 'visible', ...WAIT });
+}
+
+/** Cancels the open dialog of `dialog`'s node, waits until it is gone, and tells what the node is then. */
+export async function cancelDialogOf(page: Page, dialog: NodeDialog): Promise<{ valid: boolean; errors: string[]; dirty: boolean }> {
+  await cancelOpenDialogs(page);
+  await page.locator(dialog.field).waitFor({ state: 'detached', ...WAIT });
+  return page.evaluate((id) => {
+    const node = RED.nodes.node(id);
+    return { valid: node.valid, errors: node.validationErrors ?? [], dirty: Boolean(node.changed) };
+  }, dialog.id);
 }
 
 /**

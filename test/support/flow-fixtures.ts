@@ -3,6 +3,7 @@
 // (lib/flows/index.js getFlow over lib/flows/util.js parseConfig).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createGetFlowTool, type GetFlowOptions } from '../../lib/admin/get-flow-tool.js';
 import type { InProcessResult, ToolDefinition } from '../../lib/mcp/tool-definition.js';
@@ -489,5 +490,32 @@ export async function startGetFlowHarness(
       return { answer, result, data: result.structuredContent as GetFlowCall['data'], text };
     },
     close: () => api.close(),
+  };
+}
+
+/**
+ * Registers the current suite's hooks around one harness on `config` (started before its first test,
+ * closed after its last) and returns it: usable from the suite's tests on.
+ */
+export function getFlowHarnessForSuite(config?: readonly ConfigEntry[], overrides?: Partial<GetFlowOptions>): GetFlowHarness {
+  let started: GetFlowHarness | undefined;
+  before(async () => {
+    started = await startGetFlowHarness(config, overrides);
+  });
+  after(() => started?.close());
+  const current = (): GetFlowHarness => {
+    if (!started) throw new Error('the get_flow harness is used before its suite started it');
+    return started;
+  };
+  return {
+    get api() {
+      return current().api;
+    },
+    get tool() {
+      return current().tool;
+    },
+    deploy: (next) => current().deploy(next),
+    call: (args, signal) => current().call(args, signal),
+    close: () => current().close(),
   };
 }

@@ -90,7 +90,17 @@ export function answer(id: string, body: string, back: string, z = TAB): FlowNod
   };
 }
 
-/** Routes execute messages by tool name to the given node ids (one output per tool). */
+/**
+ * The body of a cancel branch for a job that keeps its timer in flow context under `job-<executionId>`:
+ * stops the timer with `clear` (the one that matches how the job started it) and says in the log
+ * `job-cancelled <executionId> reason=<reason> stopped=<whether a job was running>`.
+ */
+export const stopJobOnCancel = (clear: 'clearInterval' | 'clearTimeout') => `const timer = flow.get('job-' + msg.payload.executionId);
+if (timer) ${clear}(timer);
+flow.set('job-' + msg.payload.executionId, undefined);
+node.warn('job-cancelled ' + msg.payload.executionId + ' reason=' + msg.payload.reason + ' stopped=' + Boolean(timer));
+return null;`;
+
 /** A Switch on msg.topic: each topic to its node (e.g. mcp-tool-execute to a router, mcp-tool-cancel to a logger). */
 export function topicSwitch(id: string, routes: Record<string, string>, z = TAB): FlowNode {
   const topics = Object.keys(routes);
@@ -111,6 +121,7 @@ export function topicSwitch(id: string, routes: Record<string, string>, z = TAB)
   };
 }
 
+/** Routes execute messages by tool name to the given node ids (one output per tool). */
 export function router(id: string, routes: Record<string, string>, z = TAB): FlowNode {
   const names = Object.keys(routes);
   return {
@@ -190,6 +201,22 @@ export function oauthServer(
   options: { runtime: string; auth: string; path: string; groups: string; wires?: string[]; serverName?: string; z?: string },
 ): FlowNode {
   return { ...flowServer(id, options), access: 'oauth', auth: options.auth, groups: options.groups };
+}
+
+/**
+ * The head of an instance's flows behind a load balancer, sharing Redis (MCP_TEST_REDIS_URL) with the
+ * others: its runtime on `port` with the public `baseUrl`, OIDC sign-in at `issuer` through the bridge
+ * client (`bridge`: its id and secret variable) with `pinned` client documents, and the OAuth endpoint
+ * `fs` at /tools for mcp-users, wired to `wires`. Each test adds the flow and tools behind it.
+ */
+export function sharedRedisInstance(options: { port: number; baseUrl: string; issuer: string; bridge: { clientId: string; secretEnv: string }; pinned: object[]; wires?: string[] }): FlowNode[] {
+  return [
+    tab(),
+    runtimeBehind('rt', options.port, options.baseUrl),
+    storage('store', 'redis', 'MCP_TEST_REDIS_URL'),
+    oidcAuth('auth', { storage: 'store', issuer: options.issuer, ...options.bridge, pinned: options.pinned }),
+    oauthServer('fs', { runtime: 'rt', auth: 'auth', path: '/tools', groups: 'mcp-users', wires: options.wires }),
+  ];
 }
 
 /** An mcp-auth with the Microsoft Entra ID provider; `authority` may be a loopback test provider's origin. */

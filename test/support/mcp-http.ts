@@ -11,6 +11,32 @@ export async function connect(url: string, era: Era): Promise<Client> {
   return client;
 }
 
+/**
+ * Runs `use` with the client `opening` resolves to, and closes that client afterwards whatever the test
+ * found: the try/finally around every client a test opens.
+ */
+export async function withClient<C extends { close(): Promise<unknown> }, T>(opening: Promise<C>, use: (client: C) => Promise<T>): Promise<T> {
+  const client = await opening;
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * A tools-list-changed stream, once the server takes one again after a stream closed: the server hears
+ * the hang-up a moment after the client closes, so this retries for up to 5 s; undefined if never.
+ */
+export async function listenOnceAccepted(client: Client): Promise<Awaited<ReturnType<Client['listen']>> | undefined> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const stream = await client.listen({ toolsListChanged: true }).catch(() => undefined);
+    if (stream) return stream;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
+}
+
 export interface RawResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;

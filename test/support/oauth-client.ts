@@ -289,6 +289,15 @@ export async function rawAccessToken(options: RawSignInOptions): Promise<string>
   return answer.body.access_token as string;
 }
 
+/** An access token for each of `usernames`, one after the other, signed in through the bridge's `team` slug with a loopback redirect. */
+export async function accessTokensOf(options: { base: string; clientId: string; idp: TestIdp }, usernames: readonly string[]): Promise<string[]> {
+  const tokens: string[] = [];
+  for (const username of usernames) {
+    tokens.push(await rawAccessToken({ ...options, slug: 'team', redirectUri: 'http://localhost:7777/callback', username }));
+  }
+  return tokens;
+}
+
 /**
  * An OAuthClientProvider without a metadata document: the official client registers itself
  * (RFC 7591) the way Cursor, VS Code and claude.ai do, and keeps what it was issued.

@@ -18,6 +18,18 @@ const CONCURRENT_SWAPS = 20;
 /** Past a 1 s TTL by a margin that leaves Redis's expiry (ms precision) no room for doubt. */
 const PAST_ONE_SECOND = 1_500;
 
+/** The key-value operations of a Store, each on `key`: what a store that cannot serve must refuse, every one. */
+export function keyValueOperations(store: Store, key: StoreKey): Array<() => Promise<unknown>> {
+  return [
+    () => store.put(key, 'v', 60),
+    () => store.putIfAbsent(key, 'v', 60),
+    () => store.get(key),
+    () => store.take(key),
+    () => store.compareAndSet(key, 'v', 'w', 60),
+    () => store.delete(key),
+  ];
+}
+
 /**
  * The behaviour every Store must have, so MemoryStore stays a faithful stand-in for RedisStore.
  * Each test uses its own namespace, so tests never see each other's keys on a shared Redis.
@@ -385,12 +397,7 @@ export function runStoreContract(name: string, makeSubject: () => Promise<Contra
       await closing.close();
       await closing.close();
       const operations: Array<() => Promise<unknown>> = [
-        () => closing.put(k, 'v', 60),
-        () => closing.putIfAbsent(k, 'v', 60),
-        () => closing.get(k),
-        () => closing.take(k),
-        () => closing.compareAndSet(k, 'v', 'w', 60),
-        () => closing.delete(k),
+        ...keyValueOperations(closing, k),
         () => closing.increment(k, 60),
         () => closing.publish(k, 'v'),
         () => closing.addToBoundedSet(k, 'm', 60, 1),

@@ -81,6 +81,12 @@ export const DEFAULT_TEST_USERS: readonly TestUser[] = Object.freeze([
   { username: 'bob', email: 'bob@example.test', name: 'Bob Example', groups: ['other'] },
 ]);
 
+/** Two plain members of mcp-users, for tests that tell one caller apart from another. */
+export const ALICE_AND_CAROL: readonly TestUser[] = Object.freeze([
+  { username: 'alice', email: 'alice@example.test', name: 'Alice', groups: ['mcp-users'] },
+  { username: 'carol', email: 'carol@example.test', name: 'Carol', groups: ['mcp-users'] },
+]);
+
 // --- the parts of oidc-provider's (untyped) API this file uses -------------------------------
 
 interface InteractionDetails {

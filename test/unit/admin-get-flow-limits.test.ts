@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateLargeFlow, startGetFlowHarness, type ConfigEntry, type GetFlowHarness } from '../support/flow-fixtures.js';
+import { generateLargeFlow, getFlowHarnessForSuite, startGetFlowHarness, type ConfigEntry, type GetFlowHarness } from '../support/flow-fixtures.js';
 import { GET_FLOW_LIMITS } from '../../lib/admin/limits.js';
 
 type Entry = Record<string, unknown>;
@@ -34,11 +34,7 @@ function limitsFlow(): ConfigEntry[] {
 }
 
 describe('get_flow limits on values and lists', () => {
-  let flow: GetFlowHarness;
-  before(async () => {
-    flow = await startGetFlowHarness(limitsFlow());
-  });
-  after(() => flow.close());
+  const flow = getFlowHarnessForSuite(limitsFlow());
 
   it('omits and lists a property over 32 KiB', async () => {
     const { data } = await flow.call({ mode: 'config', configId: 'cfg-big-value' });

@@ -1,9 +1,9 @@
 // get_flow redacts by what a property means for Node-RED's core nodes, not only by its key name:
 // header values, literals assigned to secret-named message properties, what a secret is compared
 // with, JSON text typed into a field, and secret-named query parameters in URLs.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startGetFlowHarness, type ConfigEntry, type GetFlowHarness } from '../support/flow-fixtures.js';
+import { ADMIN_TOKEN, getFlowHarnessForSuite, type ConfigEntry } from '../support/flow-fixtures.js';
 import { isPlainHeader, isSecretPath, redactUrlSecrets } from '../../lib/admin/redaction.js';
 
 type Entry = Record<string, unknown>;
@@ -191,11 +191,7 @@ function findPlanted(text: string): string[] {
 }
 
 describe('get_flow redaction by meaning, on core node shapes', () => {
-  let flow: GetFlowHarness;
-  before(async () => {
-    flow = await startGetFlowHarness(coreNodeFlows());
-  });
-  after(() => flow.close());
+  const flow = getFlowHarnessForSuite(coreNodeFlows());
 
   it('is served every planted value by the admin API (so the scans below can catch a leak)', async () => {
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };

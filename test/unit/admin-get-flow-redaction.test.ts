@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ADMIN_TOKEN,
@@ -6,9 +6,8 @@ import {
   SUBFLOW,
   TAB_MAIN,
   fixtureFlows,
-  startGetFlowHarness,
+  getFlowHarnessForSuite,
   type ConfigEntry,
-  type GetFlowHarness,
 } from '../support/flow-fixtures.js';
 import { isSecretKey, redactUrlUserInfo } from '../../lib/admin/redaction.js';
 
@@ -59,11 +58,7 @@ function findPlanted(text: string): string[] {
 }
 
 describe('get_flow redaction', () => {
-  let flow: GetFlowHarness;
-  before(async () => {
-    flow = await startGetFlowHarness();
-  });
-  after(() => flow.close());
+  const flow = getFlowHarnessForSuite();
 
   it('is served every planted value by the admin API (so the scan below can catch a leak)', async () => {
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -227,10 +222,13 @@ describe('isSecretKey', () => {
 
 describe('redactUrlUserInfo', () => {
   it('replaces the user information of every URL in a text', () => {
-    assert.equal(redactUrlUserInfo('https://user:pw@host/x'), 'https://[REDACTED]@host/x');
-    assert.equal(redactUrlUserInfo('mongodb://u:p@a:1,b:2/db'), 'mongodb://[REDACTED]@a:1,b:2/db');
-    assert.equal(redactUrlUserInfo('a https://x@h and amqp://y:z@q'), 'a https://[REDACTED]@h and amqp://[REDACTED]@q');
-    assert.equal(redactUrlUserInfo('ftp://token@host'), 'ftp://[REDACTED]@host');
+    const shownFor: Record<string, string> = {
+      'https://user:pw@host/x': 'https://[REDACTED]@host/x',
+      'mongodb://u:p@a:1,b:2/db': 'mongodb://[REDACTED]@a:1,b:2/db',
+      'a https://x@h and amqp://y:z@q': 'a https://[REDACTED]@h and amqp://[REDACTED]@q',
+      'ftp://token@host': 'ftp://[REDACTED]@host',
+    };
+    for (const [text, shown] of Object.entries(shownFor)) assert.equal(redactUrlUserInfo(text), shown, text);
   });
 
   it('leaves URLs without user information and e-mail addresses alone', () => {

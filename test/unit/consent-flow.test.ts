@@ -1,8 +1,7 @@
 // The consent module end to end on a real loopback http.Server: prompt() at GET /start, complete() at
 // POST /oauth/<slug>/consent, and a tiny client that keeps what a browser would (hidden fields, cookie).
 import assert from 'node:assert/strict';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger, type Logger } from '../../lib/core/logger.js';
 import { createConsent, type Consent } from '../../lib/auth/consent/consent.js';
@@ -10,15 +9,12 @@ import { ConsentRefused, sendConsentRefusal, sendConsentUnavailable } from '../.
 import { consentPath, type ConsentPolicy, type ConsentRequest } from '../../lib/auth/consent/consent-types.js';
 import { isStorageUnavailable } from '../../lib/storage/store.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { exchange, serveOnLoopback, type HttpAnswer } from '../support/loopback-http.js';
 
 const SLUG = 'team-a';
 const CONSENT_PATH = consentPath(SLUG);
 
-interface Answer {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
+type Answer = HttpAnswer;
 
 interface Pending {
   readonly code: string;
@@ -55,9 +51,13 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function startHarness(
-  options: { policy?: Partial<ConsentPolicy>; secureCookies?: boolean; logger?: Logger } = {},
-): Promise<Harness> {
+interface HarnessOptions {
+  readonly policy?: Partial<ConsentPolicy>;
+  readonly secureCookies?: boolean;
+  readonly logger?: Logger;
+}
+
+async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = fakeClock();
   const store = new MemoryStore({ now: clock.now });
   const consent = createConsent<Pending>({
@@ -88,20 +88,28 @@ async function startHarness(
       res.writeHead(500).end(String(error));
     }
   };
-  const server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await serveOnLoopback((req, res) => void handler(req, res));
   return {
     consent,
     store,
     clock,
-    port,
+    port: server.port,
     next: (request, pending) => (upcoming = { request, pending }),
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await store.close();
     },
   };
+}
+
+/** Runs `use` on a harness of its own, for a case that needs other settings than its suite's, and closes it after. */
+async function withHarness(options: HarnessOptions, use: (harness: Harness) => Promise<void>): Promise<void> {
+  const harness = await startHarness(options);
+  try {
+    await use(harness);
+  } finally {
+    await harness.close();
+  }
 }
 
 async function send(
@@ -110,18 +118,9 @@ async function send(
   path: string,
   options: { headers?: Record<string, string>; body?: string } = {},
 ): Promise<Answer> {
-  return new Promise<Answer>((resolve, reject) => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
+  return exchange(port, method, path, headers, options.body);
 }
 
 /** What a browser keeps from the consent page: the hidden fields and the cookie pair. */
@@ -260,17 +259,14 @@ describe('consent page', () => {
 
 describe('consent page over HTTPS', () => {
   it('uses a __Host- cookie with Secure', async () => {
-    const harness = await startHarness({ secureCookies: true });
-    try {
+    await withHarness({ secureCookies: true }, async (harness) => {
       const page = await showPage(harness, sampleRequest(), PENDING);
       assert.match(page.cookieName, /^__Host-mcp_consent_team_a_/);
       assert.deepEqual(page.setCookie.split('; ').slice(1), ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=300', 'Secure']);
       const answer = await answerForm(harness.port, approveFields(page), page.cookie);
       assert.equal(answer.status, 200);
       assert.equal(JSON.parse(answer.body).decision, 'approve');
-    } finally {
-      await harness.close();
-    }
+    });
   });
 });
 
@@ -408,17 +404,14 @@ describe('consent answer', () => {
   });
 
   it('answers 503 pages when storage is down', async () => {
-    const broken = await startHarness();
-    await broken.store.close();
-    try {
+    await withHarness({}, async (broken) => {
+      await broken.store.close();
       const page = await send(broken.port, 'GET', '/start');
       assert.equal(page.status, 503);
       assert.equal(page.headers['retry-after'], '5');
       assert.equal(page.headers['set-cookie'], undefined, 'no cookie for a consent that was never stored');
       await assert.rejects(broken.consent.alreadyApproved(sampleRequest()), { name: 'StorageUnavailableError' });
-    } finally {
-      await broken.close();
-    }
+    });
   });
 });
 
@@ -510,29 +503,23 @@ describe('remembered consent', () => {
   });
 
   it('never remembers when rememberSeconds is 0', async () => {
-    const never = await startHarness({ policy: { rememberSeconds: 0 } });
-    try {
+    await withHarness({ policy: { rememberSeconds: 0 } }, async (never) => {
       const request = sampleRequest();
       const page = await showPage(never, request, PENDING);
       assert.match(page.answer.body, /asked again the next time/);
       assert.equal((await answerForm(never.port, approveFields(page), page.cookie)).status, 200);
       assert.equal(await never.consent.alreadyApproved(request), false);
       assert.equal(never.store.size, 0);
-    } finally {
-      await never.close();
-    }
+    });
   });
 
   it('skips the prompt for trusted CIMD clients, never for registered ones', async () => {
     const trustedId = 'https://trusted.example.com/client.json';
-    const trusted = await startHarness({ policy: { trustedClientIds: new Set([trustedId, 'dcr-lookalike']) } });
-    try {
+    await withHarness({ policy: { trustedClientIds: new Set([trustedId, 'dcr-lookalike']) } }, async (trusted) => {
       assert.equal(await trusted.consent.alreadyApproved(sampleRequest({ clientId: trustedId })), true);
       assert.equal(await trusted.consent.alreadyApproved(sampleRequest()), false);
       assert.equal(await trusted.consent.alreadyApproved(sampleRequest({ clientId: trustedId, registeredClient: true })), false);
       assert.equal(await trusted.consent.alreadyApproved(sampleRequest({ clientId: 'dcr-lookalike', registeredClient: true })), false);
-    } finally {
-      await trusted.close();
-    }
+    });
   });
 });

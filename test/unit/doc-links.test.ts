@@ -18,12 +18,15 @@ const sample = (files: Record<string, string>): Pages => ({ read: (path) => file
 
 describe('the link checker, on pages held in memory', () => {
   it('names headings as GitHub does: code marks, punctuation and case dropped, spaces as hyphens', () => {
-    assert.equal(githubSlug('Telemetry: `mcp-server-metrics`'), 'telemetry-mcp-server-metrics');
-    assert.equal(githubSlug('See sign-in work: `npm run start:oauth`'), 'see-sign-in-work-npm-run-startoauth');
-    assert.equal(githubSlug('One port: Docker, FlowFuse, Home Assistant'), 'one-port-docker-flowfuse-home-assistant');
-    assert.equal(githubSlug('Tasks that ask (2026-07-28)'), 'tasks-that-ask-2026-07-28');
-    assert.equal(githubSlug('Letting an agent read your flows: `get_flow`'), 'letting-an-agent-read-your-flows-get_flow');
-    assert.equal(githubSlug('Where to read [on](x.md)'), 'where-to-read-on');
+    const slugs: Array<[heading: string, slug: string]> = [
+      ['Telemetry: `mcp-server-metrics`', 'telemetry-mcp-server-metrics'],
+      ['See sign-in work: `npm run start:oauth`', 'see-sign-in-work-npm-run-startoauth'],
+      ['One port: Docker, FlowFuse, Home Assistant', 'one-port-docker-flowfuse-home-assistant'],
+      ['Tasks that ask (2026-07-28)', 'tasks-that-ask-2026-07-28'],
+      ['Letting an agent read your flows: `get_flow`', 'letting-an-agent-read-your-flows-get_flow'],
+      ['Where to read [on](x.md)', 'where-to-read-on'],
+    ];
+    for (const [heading, slug] of slugs) assert.equal(githubSlug(heading), slug, heading);
   });
 
   it('numbers a repeated heading, and ignores headings inside code blocks', () => {

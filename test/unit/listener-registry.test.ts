@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { McpPaletteError } from '../../lib/core/errors.js';
-import { ListenerRegistry, type RouteHandler } from '../../lib/http/listener-registry.js';
+import { ListenerRegistry, type MountedRoute, type RouteHandler } from '../../lib/http/listener-registry.js';
 import { freePort } from '../support/ports.js';
 
 const HOST = '127.0.0.1';
@@ -48,6 +48,15 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
   return { status: response.status, body: await response.text(), type: response.headers.get('content-type') };
 }
 
+/** Runs `check` while `route` is mounted, and unmounts it afterwards whatever the check found. */
+async function whileMounted(route: MountedRoute, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } finally {
+    await route.unmount();
+  }
+}
+
 function hasCode(code: string) {
   return (error: unknown) => error instanceof McpPaletteError && error.code === code;
 }
@@ -73,14 +82,12 @@ describe('ListenerRegistry', () => {
     const registry = new ListenerRegistry();
     const port = await freePort();
     const route = await registry.mount({ port, host: HOST }, '/mcp', answer('ok'));
-    try {
+    await whileMounted(route, async () => {
       const response = await get(port, '/other');
       assert.equal(response.status, 404);
       assert.equal(response.type, 'application/json');
       assert.deepEqual(JSON.parse(response.body), { error: 'not_found' });
-    } finally {
-      await route.unmount();
-    }
+    });
   });
 
   it('answers 500 JSON without details when a handler throws', async () => {
@@ -89,38 +96,32 @@ describe('ListenerRegistry', () => {
     const route = await registry.mount({ port, host: HOST }, '/boom', () => {
       throw new Error('secret internals');
     });
-    try {
+    await whileMounted(route, async () => {
       const response = await get(port, '/boom');
       assert.equal(response.status, 500);
       assert.deepEqual(JSON.parse(response.body), { error: 'internal_error' });
-    } finally {
-      await route.unmount();
-    }
+    });
   });
 
   it('refuses a second owner of the same path with path_conflict and keeps the first', async () => {
     const registry = new ListenerRegistry();
     const port = await freePort();
     const first = await registry.mount({ port, host: HOST }, '/mcp', answer('first'));
-    try {
+    await whileMounted(first, async () => {
       await assert.rejects(registry.mount({ port, host: HOST }, '/mcp', answer('second')), hasCode('path_conflict'));
       assert.equal((await get(port, '/mcp')).body, 'first');
-    } finally {
-      await first.unmount();
-    }
+    });
   });
 
   it('refuses the same port on a different host with bind_mismatch', async () => {
     const registry = new ListenerRegistry();
     const port = await freePort();
     const route = await registry.mount({ port, host: '127.0.0.1' }, '/a', answer('a'));
-    try {
+    await whileMounted(route, async () => {
       await assert.rejects(registry.mount({ port, host: 'localhost' }, '/b', answer('b')), (error: unknown) => {
         return hasCode('bind_mismatch')(error) && (error as McpPaletteError).params.existing === '127.0.0.1';
       });
-    } finally {
-      await route.unmount();
-    }
+    });
   });
 
   it('reports port_in_use when another server holds the port, and mounts once it is gone', async () => {
@@ -137,11 +138,9 @@ describe('ListenerRegistry', () => {
       await close(blocker);
     }
     const route = await registry.mount({ port, host: HOST }, '/mcp', answer('after'));
-    try {
+    await whileMounted(route, async () => {
       assert.equal((await get(port, '/mcp')).body, 'after');
-    } finally {
-      await route.unmount();
-    }
+    });
   });
 
   it('keeps serving the other routes after one unmounts, and frees the port after the last', async () => {
@@ -168,12 +167,10 @@ describe('ListenerRegistry', () => {
     await old.unmount();
 
     const current = await registry.mount({ port, host: HOST }, '/mcp', answer('new'));
-    try {
+    await whileMounted(current, async () => {
       await old.unmount();
       assert.equal((await get(port, '/mcp')).body, 'new');
-    } finally {
-      await current.unmount();
-    }
+    });
     assert.equal(await portIsFree(port), true);
   });
 
@@ -185,12 +182,10 @@ describe('ListenerRegistry', () => {
 
     const closing = first.unmount();
     const second = await registry.mount({ port, host: HOST }, '/mcp', answer('second'));
-    try {
+    await whileMounted(second, async () => {
       await closing;
       assert.equal((await get(port, '/mcp')).body, 'second');
-    } finally {
-      await second.unmount();
-    }
+    });
   });
 
   it('remounts after an awaited unmount', async () => {
@@ -199,11 +194,9 @@ describe('ListenerRegistry', () => {
     const first = await registry.mount({ port, host: HOST }, '/mcp', answer('first'));
     await first.unmount();
     const second = await registry.mount({ port, host: HOST }, '/mcp', answer('second'));
-    try {
+    await whileMounted(second, async () => {
       assert.equal((await get(port, '/mcp')).body, 'second');
-    } finally {
-      await second.unmount();
-    }
+    });
   });
 
   // The bind name is resolved through the registry's resolver, so a test can say what a name such as
@@ -212,11 +205,9 @@ describe('ListenerRegistry', () => {
     const registry = new ListenerRegistry({ resolveHost: async (host) => (host === 'mcp.localhost' ? '127.0.0.1' : host) });
     const port = await freePort();
     const route = await registry.mount({ port, host: 'mcp.localhost' }, '/mcp', answer('local'), { loopbackOnly: true });
-    try {
+    await whileMounted(route, async () => {
       assert.equal((await get(port, '/mcp')).body, 'local');
-    } finally {
-      await route.unmount();
-    }
+    });
   });
 
   it('refuses a loopback-only route when the bind name resolved to a non-loopback address, and lets the port go', async () => {
@@ -241,14 +232,12 @@ describe('ListenerRegistry', () => {
     const registry = new ListenerRegistry({ resolveHost: async (host) => (host === 'mcp.localhost' ? '0.0.0.0' : host) });
     const port = await freePort();
     const open = await registry.mount({ port, host: 'mcp.localhost' }, '/open', answer('open'));
-    try {
+    await whileMounted(open, async () => {
       const local = registry.mount({ port, host: 'mcp.localhost' }, '/local', answer('local'), { loopbackOnly: true });
       await assert.rejects(local.then(async (route) => route.unmount()), hasCode('local_bound_not_loopback'));
       assert.equal((await get(port, '/open')).body, 'open');
       assert.equal((await get(port, '/local')).status, 404);
-    } finally {
-      await open.unmount();
-    }
+    });
   });
 
   it('reports listen_failed when the bind name does not resolve', async () => {

@@ -1,12 +1,23 @@
 import type { RefreshAuditEvent } from '../../lib/auth/refresh/refresh-audit.js';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
-import { createRefreshService, type RefreshServiceOptions } from '../../lib/auth/refresh/refresh-service.js';
+import { createRefreshService, type RefreshServiceOptions, type SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
 import type { UpstreamRefresher, UpstreamRefreshResult } from '../../lib/auth/upstream/upstream-refresh.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import type { Store } from '../../lib/storage/store.js';
 
 // What the refresh service unit tests share: a provider that answers as scripted, a fake clock,
 // and a service over MemoryStore that records its audit events and log lines.
+
+/** The session a test's client holds for the MCP resource: its scope and the identity it was granted. */
+export function sessionGrant(scope: string[], identity: SessionGrant['identity']): SessionGrant {
+  return Object.freeze({
+    clientId: 'https://client.example/oauth/client.json',
+    client: 'client.example',
+    resource: 'https://mcp.example/tools',
+    scope,
+    identity,
+  });
+}
 
 export type Respond = (token: string, subject: string) => Promise<UpstreamRefreshResult>;
 

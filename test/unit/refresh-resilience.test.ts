@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { RefreshServiceOptions, SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
+import type { RefreshServiceOptions } from '../../lib/auth/refresh/refresh-service.js';
 import { sha256 } from '../../lib/auth/secrets.js';
 import { UpstreamError } from '../../lib/auth/upstream/upstream-error.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import type { UpstreamRefreshResult } from '../../lib/auth/upstream/upstream-refresh.js';
 import { StorageUnavailableError, type Store, type StoreKey } from '../../lib/storage/store.js';
-import { outcomes, refreshHarness, refusal } from './refresh-fixtures.js';
+import { outcomes, refreshHarness, refusal, sessionGrant } from './refresh-fixtures.js';
 
 /**
  * The refresh service when things go wrong: provider outages and refusals, storage failing half
@@ -16,13 +16,7 @@ import { outcomes, refreshHarness, refusal } from './refresh-fixtures.js';
 
 const KEY = Buffer.alloc(32, 9);
 const NAMESPACE = 'ns-refresh-resilience';
-const GRANT: SessionGrant = Object.freeze({
-  clientId: 'https://client.example/oauth/client.json',
-  client: 'client.example',
-  resource: 'https://mcp.example/tools',
-  scope: ['openid', 'groups', 'offline_access'],
-  identity: { subject: 'alice', groups: ['mcp-users'] },
-});
+const GRANT = sessionGrant(['openid', 'groups', 'offline_access'], { subject: 'alice', groups: ['mcp-users'] });
 
 interface Deferred<T> {
   readonly promise: Promise<T>;

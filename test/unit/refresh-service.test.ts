@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import type { AccessGrant } from '../../lib/auth/sign-in-records.js';
 import { accessLifetimeSeconds, issueAccessToken } from '../../lib/auth/refresh/access-tokens.js';
 import { parseRefreshLifetimes } from '../../lib/auth/refresh/lifetimes.js';
-import type { RefreshServiceOptions, SessionGrant } from '../../lib/auth/refresh/refresh-service.js';
+import type { RefreshServiceOptions } from '../../lib/auth/refresh/refresh-service.js';
 import { sha256 } from '../../lib/auth/secrets.js';
-import { outcomes, refreshHarness, refusal } from './refresh-fixtures.js';
+import { outcomes, refreshHarness, refusal, sessionGrant } from './refresh-fixtures.js';
 
 /**
  * The refresh service over MemoryStore with a scripted provider and a fake clock: issuance,
@@ -14,13 +14,7 @@ import { outcomes, refreshHarness, refusal } from './refresh-fixtures.js';
 
 const KEY = Buffer.alloc(32, 7);
 const NAMESPACE = 'ns-refresh-test';
-const GRANT: SessionGrant = Object.freeze({
-  clientId: 'https://client.example/oauth/client.json',
-  client: 'client.example',
-  resource: 'https://mcp.example/tools',
-  scope: ['openid', 'profile', 'groups', 'offline_access'],
-  identity: { subject: 'alice', email: 'alice@example.test', groups: ['mcp-users'] },
-});
+const GRANT = sessionGrant(['openid', 'profile', 'groups', 'offline_access'], { subject: 'alice', email: 'alice@example.test', groups: ['mcp-users'] });
 
 function harness(overrides: Partial<RefreshServiceOptions> = {}) {
   const base = refreshHarness({ namespace: NAMESPACE, key: KEY, overrides });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClientRejected } from '../../lib/auth/clients/known-client.js';
 import { redirectUriAllowed } from '../../lib/auth/clients/redirect-uri.js';
-import { createRegisteredClientLookup, UnknownRegisteredClient } from '../../lib/auth/registration/registered-clients.js';
+import { createRegisteredClientLookup, UnknownRegisteredClient, type RegisteredClientLookup } from '../../lib/auth/registration/registered-clients.js';
 import { parseRegistrationPolicy } from '../../lib/auth/registration/registration-policy.js';
 import {
   isRegisteredClientId,
@@ -33,11 +33,18 @@ async function register(store: MemoryStore, body: Record<string, unknown>, names
   return record;
 }
 
+/** Runs `use` with the lookup over `store` (a fresh one unless given), and closes the store afterwards. */
+async function withLookup(use: (store: MemoryStore, lookup: RegisteredClientLookup) => Promise<void>, store = new MemoryStore()): Promise<void> {
+  try {
+    await use(store, createRegisteredClientLookup(store, NAMESPACE, policy.unusedSeconds));
+  } finally {
+    await store.close();
+  }
+}
+
 describe('registered client lookup', () => {
-  it('returns the registration as client metadata, native when a redirect is loopback or custom', async () => {
-    const store = new MemoryStore();
-    const lookup = createRegisteredClientLookup(store, NAMESPACE, policy.unusedSeconds);
-    try {
+  it('returns the registration as client metadata, native when a redirect is loopback or custom', () =>
+    withLookup(async (store, lookup) => {
       const vscode = await register(store, { client_name: 'Visual Studio Code', redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'] });
       const metadata = await lookup.find(vscode.clientId);
       assert.deepEqual(metadata, {
@@ -54,15 +61,10 @@ describe('registered client lookup', () => {
       assert.equal((await lookup.find(cursor.clientId))?.applicationType, 'native');
       const claudeAi = await register(store, { redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] });
       assert.equal((await lookup.find(claudeAi.clientId))?.applicationType, 'web');
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('lets a registered loopback redirect match on any port (RFC 8252), everything else exactly', async () => {
-    const store = new MemoryStore();
-    const lookup = createRegisteredClientLookup(store, NAMESPACE, policy.unusedSeconds);
-    try {
+  it('lets a registered loopback redirect match on any port (RFC 8252), everything else exactly', () =>
+    withLookup(async (store, lookup) => {
       const vscode = (await lookup.find((await register(store, { redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'] })).clientId))!;
       for (const uri of ['http://127.0.0.1:33418/', 'http://127.0.0.1:50123/', 'http://127.0.0.1/', 'https://vscode.dev/redirect']) {
         assert.equal(redirectUriAllowed(uri, vscode), true, uri);
@@ -78,15 +80,10 @@ describe('registered client lookup', () => {
       const cursor = (await lookup.find((await register(store, { redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'] })).clientId))!;
       assert.equal(redirectUriAllowed('cursor://anysphere.cursor-mcp/oauth/callback', cursor), true);
       assert.equal(redirectUriAllowed('cursor://anysphere.cursor-mcp/oauth/other', cursor), false);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('finds nothing for unknown ids, other namespaces and unreadable records', async () => {
-    const store = new MemoryStore();
-    const lookup = createRegisteredClientLookup(store, NAMESPACE, policy.unusedSeconds);
-    try {
+  it('finds nothing for unknown ids, other namespaces and unreadable records', () =>
+    withLookup(async (store, lookup) => {
       assert.equal(await lookup.find(newRegisteredClientId()), undefined);
       const elsewhere = await register(store, { redirect_uris: ['https://a.example/cb'] }, 'ns-other');
       assert.equal(await lookup.find(elsewhere.clientId), undefined);
@@ -96,10 +93,7 @@ describe('registered client lookup', () => {
       const notJson = newRegisteredClientId();
       await store.put(registrationKey(NAMESPACE, notJson), 'not json', 60);
       assert.equal(await lookup.find(notJson), undefined);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
   it('does not even ask storage about ids this server cannot have issued', async () => {
     const store = new MemoryStore();
@@ -114,9 +108,7 @@ describe('registered client lookup', () => {
 
   it('restarts the unused period on every lookup, and forgets registrations nobody uses', async () => {
     const clock = fakeClock();
-    const store = new MemoryStore({ now: clock.now });
-    const lookup = createRegisteredClientLookup(store, NAMESPACE, policy.unusedSeconds);
-    try {
+    await withLookup(async (store, lookup) => {
       const used = await register(store, { redirect_uris: ['http://127.0.0.1:33418/'] });
       const unused = await register(store, { redirect_uris: ['http://127.0.0.1:33419/'] });
       clock.advance(1.5 * DAY_MS);
@@ -126,15 +118,12 @@ describe('registered client lookup', () => {
       assert.equal(await lookup.find(unused.clientId), undefined, 'never used, so gone after two days');
       clock.advance(2 * DAY_MS);
       assert.equal(await lookup.find(used.clientId), undefined);
-    } finally {
-      await store.close();
-    }
+    }, new MemoryStore({ now: clock.now }));
   });
 
   it('touchRegistration restarts the period and reports whether there was a registration', async () => {
     const clock = fakeClock();
-    const store = new MemoryStore({ now: clock.now });
-    try {
+    await withLookup(async (store) => {
       const record = await register(store, { redirect_uris: ['https://a.example/cb'] });
       clock.advance(1.5 * DAY_MS);
       assert.equal(await touchRegistration(store, NAMESPACE, record.clientId, policy.unusedSeconds), true);
@@ -142,9 +131,7 @@ describe('registered client lookup', () => {
       assert.notEqual(await store.get(registrationKey(NAMESPACE, record.clientId)), undefined);
       assert.equal(await touchRegistration(store, NAMESPACE, newRegisteredClientId(), policy.unusedSeconds), false);
       assert.equal(await touchRegistration(store, NAMESPACE, 'not-an-id', policy.unusedSeconds), false);
-    } finally {
-      await store.close();
-    }
+    }, new MemoryStore({ now: clock.now }));
   });
 
   it('offers an error for unknown registered ids that resolvers answer with invalid_client', () => {

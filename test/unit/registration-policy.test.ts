@@ -123,16 +123,19 @@ describe('checkRedirectUri', () => {
 
 describe('registration rate windows', () => {
   it('groups peers by IPv4 address and IPv6 /64, whatever the spelling', () => {
-    assert.equal(addressGroup('203.0.113.7'), '203.0.113.7');
-    assert.equal(addressGroup('::ffff:203.0.113.7'), '203.0.113.7');
-    assert.equal(addressGroup('2001:db8:1:2::1'), '2001:db8:1:2::/64');
-    assert.equal(addressGroup('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
-    assert.equal(addressGroup('2001:DB8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
-    assert.equal(addressGroup('::1'), '0:0:0:0::/64');
-    assert.equal(addressGroup('fe80::1%eth0'), 'fe80:0:0:0::/64');
-    assert.equal(addressGroup('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64');
-    assert.equal(addressGroup(undefined), 'unknown');
-    assert.equal(addressGroup('not an address'), 'unknown');
+    const groups: Array<[peer: string | undefined, group: string]> = [
+      ['203.0.113.7', '203.0.113.7'],
+      ['::ffff:203.0.113.7', '203.0.113.7'],
+      ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+      ['2001:0db8:0001:0002:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+      ['2001:DB8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+      ['::1', '0:0:0:0::/64'],
+      ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+      ['64:ff9b::192.0.2.1', '64:ff9b:0:0::/64'],
+      [undefined, 'unknown'],
+      ['not an address', 'unknown'],
+    ];
+    for (const [peer, group] of groups) assert.equal(addressGroup(peer), group, String(peer));
     assert.notEqual(addressSubject('2001:db8:1:2::1'), addressSubject('2001:db8:1:3::1'));
     assert.equal(addressSubject('2001:db8:1:2::1'), addressSubject('2001:db8:1:2:aaaa::9'));
     assert.ok(!addressSubject('203.0.113.7').includes('203'), 'addresses are stored hashed');

@@ -3,14 +3,14 @@
 // from 127.0.0.2 (Linux routes all of 127/8 to loopback).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../../lib/core/logger.js';
 import { createRegistrationHandler, type RegistrationContext } from '../../lib/auth/registration/register-client.js';
 import type { RegistrationAuditEvent } from '../../lib/auth/registration/registration-audit.js';
 import { parseRegistrationPolicy, type RegistrationPolicy } from '../../lib/auth/registration/registration-policy.js';
 import { isRegisteredClientId, registrationKey } from '../../lib/auth/registration/registration-record.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { serveOnLoopback } from '../support/loopback-http.js';
 
 interface Reply {
   readonly status: number;
@@ -59,17 +59,15 @@ async function startHarness(policy: RegistrationPolicy, extra: Partial<Registrat
     now: clock.now,
     ...extra,
   });
-  const server: Server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await serveOnLoopback((req, res) => void handler(req, res));
   return {
     store,
     audit,
     logs,
     clock,
-    send: (body, options = {}) => send(port, body, options),
+    send: (body, options = {}) => send(server.port, body, options),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await store.close();
     },
   };
@@ -111,33 +109,23 @@ function send(port: number, body: unknown, options: SendOptions): Promise<Reply>
 }
 
 // What the clients send (CLIENTS.md); field sets as the clients' own registration code builds them.
-const CLAUDE_CODE = {
-  client_name: 'Claude Code (team)',
-  redirect_uris: ['http://localhost:51234/callback'],
+/** The body most clients send: a public client (no secret) using the code and refresh grants. */
+const publicClient = (clientName: string, redirectUris: string[]) => ({
+  client_name: clientName,
+  redirect_uris: redirectUris,
   grant_types: ['authorization_code', 'refresh_token'],
   response_types: ['code'],
   token_endpoint_auth_method: 'none',
-};
-const CODEX = {
-  client_name: 'Codex',
-  redirect_uris: ['http://127.0.0.1:40123/callback/7f3c2a9e'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
+});
+const CLAUDE_CODE = publicClient('Claude Code (team)', ['http://localhost:51234/callback']);
+const CODEX = publicClient('Codex', ['http://127.0.0.1:40123/callback/7f3c2a9e']);
 const VS_CODE = {
   client_name: 'Visual Studio Code',
   redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'],
   grant_types: ['authorization_code', 'refresh_token'],
   token_endpoint_auth_method: 'none',
 };
-const CURSOR = {
-  client_name: 'Cursor',
-  redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://cursor.com/oauth/callback', 'http://127.0.0.1:8788/callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
+const CURSOR = publicClient('Cursor', ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://cursor.com/oauth/callback', 'http://127.0.0.1:8788/callback']);
 const MCP_INSPECTOR = {
   redirect_uris: ['http://localhost:6274/oauth/callback', 'http://localhost:6274/oauth/callback/debug'],
   token_endpoint_auth_method: 'none',
@@ -147,13 +135,7 @@ const MCP_INSPECTOR = {
   client_uri: 'https://github.com/modelcontextprotocol/inspector',
   scope: 'mcp',
 };
-const CLAUDE_AI = {
-  client_name: 'Claude',
-  redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
+const CLAUDE_AI = publicClient('Claude', ['https://claude.ai/api/mcp/auth_callback']);
 
 const enabled = (fields: Record<string, unknown> = {}) => parseRegistrationPolicy({ dcrEnabled: true, ...fields });
 

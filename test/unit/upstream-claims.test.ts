@@ -104,10 +104,7 @@ describe('Entra identity', () => {
 describe('upstream error helpers', () => {
   it('keeps RFC 6749 error codes and replaces anything else', () => {
     assert.equal(safeErrorCode('access_denied'), 'access_denied');
-    assert.equal(safeErrorCode('bad"code'), 'server_error');
-    assert.equal(safeErrorCode('has space'), 'server_error');
-    assert.equal(safeErrorCode(''), 'server_error');
-    assert.equal(safeErrorCode(null), 'server_error');
+    for (const code of ['bad"code', 'has space', '', null]) assert.equal(safeErrorCode(code), 'server_error', String(code));
     assert.equal(safeErrorDescription('User said no'), 'User said no');
     assert.equal(safeErrorDescription('line\nbreak'), undefined);
   });
