@@ -10,6 +10,13 @@ export interface LoadCounts {
   hangs: number;
   /** Per worker: did its last few operations succeed (the load was served again at the end)? */
   recovered: boolean;
+  /**
+   * The longest any worker went unserved: from the start of the first operation of a run of failures
+   * (or hangs) to the end of the success that ended it (0 when nothing failed). What a client saw.
+   */
+  longestOutageMs: number;
+  /** When (epoch ms) the last run of failures of any worker ended in a success; undefined when none failed. */
+  lastRecoveryAt: number | undefined;
 }
 
 export interface Load {
@@ -27,13 +34,16 @@ export function startLoad(options: {
   /** Between a worker's operations, so a failed one does not spin. */
   pauseMs?: number;
 }): Load {
-  const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true };
+  const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true, longestOutageMs: 0, lastRecoveryAt: undefined };
   let running = true;
   let waiters: Array<{ target: number; resolve: () => void }> = [];
   const lastOutcomes: boolean[][] = [];
   const workers = Array.from({ length: options.workers }, async (_, worker) => {
     lastOutcomes[worker] = [];
+    // Start of this worker's current run of failures, if it is in one.
+    let unservedSince: number | undefined;
     for (let sequence = 0; running; sequence += 1) {
+      const began = Date.now();
       let hung = false;
       const watchdog = setTimeout(() => {
         hung = true;
@@ -52,6 +62,13 @@ export function startLoad(options: {
         clearTimeout(watchdog);
       }
       if (hung) succeeded = false;
+      if (!succeeded) unservedSince ??= began;
+      else if (unservedSince !== undefined) {
+        const at = Date.now();
+        counts.longestOutageMs = Math.max(counts.longestOutageMs, at - unservedSince);
+        counts.lastRecoveryAt = Math.max(counts.lastRecoveryAt ?? 0, at);
+        unservedSince = undefined;
+      }
       lastOutcomes[worker] = [...lastOutcomes[worker]!, succeeded].slice(-3);
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? (succeeded ? 0 : 50)));
     }
