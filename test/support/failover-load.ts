@@ -24,6 +24,11 @@ export interface Load {
   stop(): Promise<LoadCounts>;
   /** Resolves after `count` more operations succeeded after this call. */
   successes(count: number): Promise<void>;
+  /**
+   * Resolves once every worker's last `count` operations succeeded, all begun after this call: each
+   * client is served again, not only the load as a whole. Rejects after `timeoutMs`.
+   */
+  everyWorkerServed(count: number, timeoutMs: number): Promise<void>;
 }
 
 export function startLoad(options: {
@@ -38,6 +43,10 @@ export function startLoad(options: {
   let running = true;
   let waiters: Array<{ target: number; resolve: () => void }> = [];
   const lastOutcomes: boolean[][] = [];
+  // Per worker: successes in a row among operations begun after the last everyWorkerServed call.
+  const streaks: number[] = Array.from({ length: options.workers }, () => 0);
+  let servedSince = Infinity;
+  let servedWaiter: { count: number; resolve: () => void } | undefined;
   const workers = Array.from({ length: options.workers }, async (_, worker) => {
     lastOutcomes[worker] = [];
     // Start of this worker's current run of failures, if it is in one.
@@ -70,6 +79,8 @@ export function startLoad(options: {
         unservedSince = undefined;
       }
       lastOutcomes[worker] = [...lastOutcomes[worker]!, succeeded].slice(-3);
+      if (began >= servedSince) streaks[worker] = succeeded ? streaks[worker]! + 1 : 0;
+      if (servedWaiter && streaks.every((streak) => streak >= servedWaiter!.count)) servedWaiter.resolve();
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? (succeeded ? 0 : 50)));
     }
   });
@@ -82,6 +93,21 @@ export function startLoad(options: {
     },
     successes(count: number) {
       return new Promise<void>((resolve) => waiters.push({ target: counts.ok + count, resolve }));
+    },
+    everyWorkerServed(count: number, timeoutMs: number) {
+      servedSince = Date.now();
+      streaks.fill(0);
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not every worker was served ${count} times in a row within ${timeoutMs} ms (streaks ${streaks.join(', ')})`)), timeoutMs);
+        servedWaiter = {
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            servedWaiter = undefined;
+            resolve();
+          },
+        };
+      });
     },
   };
 }
