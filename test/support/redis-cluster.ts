@@ -91,7 +91,11 @@ export async function startClusterDeployment(options: { replicas?: number } = {}
       await delay(100);
     }
   };
-  await whole();
+  // A replica can take over from its primary only once it has synced: wait for every link to be up.
+  await whole(async () => {
+    const infos = await Promise.all(ports.slice(3).map((port) => ask(port, (redis) => redis.info('replication'))));
+    return infos.every((info) => /master_link_status:up/.test(info));
+  });
   const primaries = ports.slice(0, 3);
   const settled = async () => {
     const deadline = Date.now() + WAIT_MS;
