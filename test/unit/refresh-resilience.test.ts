@@ -202,6 +202,25 @@ describe('refresh service: provider failures', () => {
   });
 });
 
+/**
+ * Starts a session and refreshes it once while storage fails after the provider answered: claim and
+ * pending result are stored, then the commit fails, and so does the first hand-back of the claim.
+ * Returns the request, to retry.
+ */
+async function refreshCommitAndHandBackFail(service: ReturnType<typeof harness>['service'], faults: StoreFault[]) {
+  const started = await service.startSession(GRANT, 'upstream-0');
+  const pass = Promise.resolve();
+  faults.push(
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+  );
+  const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+  await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+  return request;
+}
+
 describe('refresh service: storage failures', () => {
   it('keeps a verified provider result pending when a write fails, and commits it on retry without asking again', async () => {
     const { service, upstream, faults, events, sessionOf } = harness();
@@ -222,17 +241,7 @@ describe('refresh service: storage failures', () => {
   it('recovers a pending result after the claim deadline when even the release could not be written', async () => {
     // A worker that cannot hand its claim back later either (its process died): only the deadline helps.
     const { service, upstream, faults, advance } = harness({ pollTimeoutMs: 50, handBackRetryMs: 3_600_000 });
-    const started = await service.startSession(GRANT, 'upstream-0');
-    const pass = Promise.resolve();
-    // Claim and pending are stored; the commit fails, and so does handing the claim back.
-    faults.push(
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
-    );
-    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
-    await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    const request = await refreshCommitAndHandBackFail(service, faults);
     // Until the deadline the claim looks owned: a retry waits, then gets 503, and nothing is revoked.
     await refusal(service.refresh(request), 'temporarily_unavailable', 503);
     advance(60_000);
@@ -243,17 +252,7 @@ describe('refresh service: storage failures', () => {
 
   it('hands the claim back as soon as storage answers again: the next refresh commits without waiting for the deadline', async () => {
     const { service, upstream, faults, sessionOf } = harness({ handBackRetryMs: 5 });
-    const started = await service.startSession(GRANT, 'upstream-0');
-    const pass = Promise.resolve();
-    // Claim and pending are stored; the commit fails, and so does the first hand-back (storage away).
-    faults.push(
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
-    );
-    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
-    await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    const request = await refreshCommitAndHandBackFail(service, faults);
     // The clock stands still, so the deadline cannot free the claim: only the worker's own retry can.
     const refreshed = await service.refresh(request);
     assert.ok(refreshed.refreshToken);
