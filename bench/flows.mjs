@@ -1,5 +1,6 @@
 // The flows the bench deploys, built with the runtime tests' own builders (test/support/flows.ts).
-import { answer, flowServer, oauthServer, oidcAuth, prompt, resource, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../dist/test/support/flows.js';
+import { answer, clusterStorage, flowServer, oauthServer, oidcAuth, prompt, resource, runtime, runtimeWithBaseUrl, sentinelStorage, storage, tab, tool } from '../dist/test/support/flows.js';
+import { SENTINEL_GROUP } from '../dist/test/support/redis-sentinel.js';
 import { claudeLikeDocument } from '../dist/test/support/oauth-client.js';
 
 export const ECHO_INPUT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
@@ -126,14 +127,27 @@ export function localFlows(port, { pending, content = false }) {
 }
 
 /**
- * OAuth access, 500 tools each: /mem (sign-in state in Memory storage) and /redis (in Redis at the
- * URL named by MCP_BENCH_REDIS_URL). Each has its own mcp-auth and so its own runtime port: the
- * discovery documents of an origin name one authorization server.
+ * The storage node of each OAuth endpoint, by its path (and slug): /mem (sign-in state in Memory
+ * storage), /redis (one Redis at MCP_BENCH_REDIS_URL) and, for the `ha` phase, /sentinel (the Sentinel
+ * group at MCP_BENCH_SENTINELS) and /cluster (the Redis Cluster at MCP_BENCH_CLUSTER_NODES).
+ */
+const OAUTH_STORAGES = {
+  mem: (id) => storage(id, 'memory'),
+  redis: (id) => storage(id, 'redis', 'MCP_BENCH_REDIS_URL'),
+  sentinel: (id) => sentinelStorage(id, 'MCP_BENCH_SENTINELS', SENTINEL_GROUP),
+  cluster: (id) => clusterStorage(id, 'MCP_BENCH_CLUSTER_NODES'),
+};
+
+/**
+ * OAuth access, 500 tools each, one endpoint per key of `ports` (a key of OAUTH_STORAGES: its storage).
+ * Each has its own mcp-auth and so its own runtime port: the discovery documents of an origin name one
+ * authorization server.
  */
 export function oauthFlows(ports, issuer) {
-  const nodes = [tab(), storage('store-mem', 'memory'), storage('store-redis', 'redis', 'MCP_BENCH_REDIS_URL')];
-  for (const mode of ['mem', 'redis']) {
+  const nodes = [tab()];
+  for (const mode of Object.keys(ports)) {
     const path = `/${mode}`;
+    nodes.push(OAUTH_STORAGES[mode](`store-${mode}`));
     nodes.push(runtimeWithBaseUrl(`rt-${mode}`, ports[mode]));
     nodes.push(
       oidcAuth(`auth-${mode}`, {
@@ -154,7 +168,7 @@ export function oauthFlows(ports, issuer) {
 }
 
 export function oauthCallbacks(ports) {
-  return ['mem', 'redis'].map((slug) => `http://127.0.0.1:${ports[slug]}/oauth/${slug}/callback`);
+  return Object.keys(ports).map((slug) => `http://127.0.0.1:${ports[slug]}/oauth/${slug}/callback`);
 }
 
 // Baseline H: what a user wires without any palette — core `http in` (POST) → `function` → `http

@@ -87,6 +87,11 @@ export function evaluateTargets(results) {
   if (a && local1) add('Local, 1 tool vs Baseline A', local1 / a, '≥ 1.0×', local1 / a >= 1.0, spread('local-1', 'A'));
   if (a && redis500) add('OAuth + Redis, 500 tools vs Baseline A', redis500 / a, '≥ 0.8×', redis500 / a >= 0.8, spread('oauth-redis-500', 'A'));
   if (b && redis500) add('OAuth + Redis, 500 tools vs Baseline B', redis500 / b, '≥ 3×', redis500 / b >= 3, spread('oauth-redis-500', 'B'));
+  // Issue #29: Sentinel and Cluster storage cost no more than a tenth of one Redis's throughput.
+  for (const [id, what] of [['oauth-sentinel-500', 'Redis Sentinel'], ['oauth-cluster-500', 'Redis Cluster']]) {
+    const value = row(id)?.callsPerSecond;
+    if (redis500 && value) add(`OAuth + ${what}, 500 tools vs OAuth + one Redis`, value / redis500, '≥ 0.9×', value / redis500 >= 0.9, spread(id, 'oauth-redis-500'));
+  }
   if (local1 && local500) add('Local, 500 tools vs 1 tool (this package)', local500 / local1, '≥ 0.9×', local500 / local1 >= 0.9, spread('local-500', 'local-1'));
   const r = row('R')?.callsPerSecond;
   if (r && local1) {

@@ -20,6 +20,9 @@
 // + edge + redis-server); then one-call-at-a-time latency, relayed and Local alternating in each round;
 // then BENCH_PENDING relayed calls held at once by the edge's flow, heap read on the hub (and the edge),
 // against the Local `pending` figure (measured for it when the `pending` phase is not selected).
+// Phase `ha` adds OAuth + Redis Sentinel and OAuth + Redis Cluster endpoints (500 tools, storage on a
+// Sentinel group and a three-primary Cluster on loopback, started as the runtime tests start them)
+// beside OAuth + one Redis, in the same interleaved rounds: steady-state calls/s against one Redis.
 // Phase `content` adds resources/read (of a fixed URI and of a URI template) and prompts/get on Local
 // endpoints with 1 and 500 flow-answered resources, templates and prompts and one echo tool (answered
 // by a one-node flow), in the same interleaved rounds with that tool's tools/call: each read and
@@ -41,7 +44,8 @@
 //                           heap is first read, so code compiled on first use is not counted per call
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
 //   BENCH_ONLY              comma list of phases: baseline (R, A, B and H), floor (R alone), local, content, oauth, relay, list,
-//                           pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process)
+//                           pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process),
+//                           ha (OAuth + Redis Sentinel and OAuth + Redis Cluster beside OAuth + one Redis)
 //   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
 //                           connections at the previous landing, on this machine; the list target
 //                           (≥ 3×) is evaluated against it (default: report.mjs LIST_500_AT_LANDING)
@@ -56,7 +60,9 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../dist/test/support/ports.js';
+import { startClusterDeployment } from '../dist/test/support/redis-cluster.js';
 import { startRedis } from '../dist/test/support/redis-server.js';
+import { startSentinelDeployment } from '../dist/test/support/redis-sentinel.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
 import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
@@ -82,7 +88,7 @@ const CONFIG = {
   soakCalls: number('BENCH_SOAK_CALLS', 100_000),
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
-const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,floor,local,content,oauth,relay,list,pending,soak,state').split(',').map((phase) => phase.trim()));
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,floor,local,content,oauth,relay,list,pending,soak,state,ha').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -243,9 +249,13 @@ async function startSharedRedis() {
   return { ...redis, pid: redisPid(redis.port) };
 }
 
-/** Node-RED with the two OAuth endpoints and the test IdP, on the run's Redis; signs in once per endpoint. */
-async function startOAuthNodeRed(redis) {
-  const ports = { mem: await freePort(), redis: await freePort() };
+/**
+ * Node-RED with OAuth endpoints (`modes`: mem, redis, sentinel, cluster; flows.mjs oauthFlows) and the
+ * test IdP, on the run's Redis (and `env`'s Sentinel group and Cluster); signs in once per endpoint.
+ */
+async function startOAuthNodeRed(redis, modes, env = {}) {
+  const ports = {};
+  for (const mode of modes) ports[mode] = await freePort();
   const idp = await startTestIdp({ clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: oauthCallbacks(ports) }] });
   let nodeRed;
   const stop = async () => {
@@ -253,13 +263,13 @@ async function startOAuthNodeRed(redis) {
     await idp.stop();
   };
   try {
-    log(`starting Node-RED with OAuth endpoints (${OAUTH_TOOL_COUNT} tools each; Memory and Redis storage)`);
+    log(`starting Node-RED with OAuth endpoints (${OAUTH_TOOL_COUNT} tools each; storage: ${modes.join(', ')})`);
     nodeRed = await startBenchNodeRed(oauthFlows(ports, idp.issuer), {
-      env: { MCP_BENCH_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_BENCH_REDIS_URL: redis.url },
+      env: { MCP_BENCH_OIDC_SECRET: BRIDGE_CLIENT.secret, MCP_BENCH_REDIS_URL: redis.url, ...env },
       cpuProfDir: CPU_PROF,
     });
     const endpoints = {};
-    for (const mode of ['mem', 'redis']) {
+    for (const mode of modes) {
       const url = `http://127.0.0.1:${ports[mode]}/${mode}`;
       await waitForPath(url, nodeRed);
       const unauthenticated = await post(url, CALL.body, CALL.headers);
@@ -277,6 +287,26 @@ async function startOAuthNodeRed(redis) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * Phase `ha`: a Redis Sentinel group (primary, two replicas, three sentinels) and a three-primary Redis
+ * Cluster on loopback, started as the runtime tests start them (test/support/redis-sentinel.ts,
+ * redis-cluster.ts); `env` names them for the OAuth Node-RED's /sentinel and /cluster storage.
+ */
+async function startHighAvailability() {
+  log('starting a Redis Sentinel group (primary, 2 replicas, 3 sentinels) and a Redis Cluster (3 primaries)');
+  const sentinel = await startSentinelDeployment();
+  const cluster = await startClusterDeployment().catch(async (error) => {
+    await sentinel.stop();
+    throw error;
+  });
+  return {
+    env: { MCP_BENCH_SENTINELS: sentinel.sentinels, MCP_BENCH_CLUSTER_NODES: cluster.nodes },
+    stop: async () => {
+      await Promise.all([sentinel.stop(), cluster.stop()]);
+    },
+  };
 }
 
 /** Polls tools/list until the hub lists `expected` tools: the edge's first announcement has arrived. */
@@ -481,18 +511,24 @@ async function main() {
       }
     }
     let sharedRedis;
-    if (PHASES.has('oauth') || PHASES.has('relay')) {
+    if (PHASES.has('oauth') || PHASES.has('relay') || PHASES.has('ha')) {
       sharedRedis = await startSharedRedis();
       running.push(sharedRedis);
     }
-    if (PHASES.has('oauth')) {
-      const oauth = await startOAuthNodeRed(sharedRedis);
+    if (PHASES.has('oauth') || PHASES.has('ha')) {
+      const ha = PHASES.has('ha') ? await startHighAvailability() : undefined;
+      if (ha) running.push(ha);
+      const modes = [...(PHASES.has('oauth') ? ['mem'] : []), 'redis', ...(ha ? ['sentinel', 'cluster'] : [])];
+      const oauth = await startOAuthNodeRed(sharedRedis, modes, ha?.env);
       running.push(oauth);
-      const { mem, redis } = oauth.endpoints;
+      const { mem, redis, sentinel, cluster } = oauth.endpoints;
       const redisPids = oauth.redisPid ? [oauth.nodeRed.pid, oauth.redisPid] : [oauth.nodeRed.pid];
-      scenarios.push({ id: `oauth-mem-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Memory', tools: OAUTH_TOOL_COUNT, ...mem, serverPids: [oauth.nodeRed.pid] });
+      if (mem) scenarios.push({ id: `oauth-mem-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Memory', tools: OAUTH_TOOL_COUNT, ...mem, serverPids: [oauth.nodeRed.pid] });
       scenarios.push({ id: `oauth-redis-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis', tools: OAUTH_TOOL_COUNT, ...redis, serverPids: redisPids });
-      lists.push({ id: 'oauth-redis-500', label: 'this package, OAuth + Redis', ...redis, serverPids: redisPids });
+      if (PHASES.has('oauth')) lists.push({ id: 'oauth-redis-500', label: 'this package, OAuth + Redis', ...redis, serverPids: redisPids });
+      // Server CPU of these two rows is Node-RED's alone: their Redis servers are several processes.
+      if (sentinel) scenarios.push({ id: `oauth-sentinel-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis Sentinel', tools: OAUTH_TOOL_COUNT, ...sentinel, serverPids: [oauth.nodeRed.pid] });
+      if (cluster) scenarios.push({ id: `oauth-cluster-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis Cluster', tools: OAUTH_TOOL_COUNT, ...cluster, serverPids: [oauth.nodeRed.pid] });
     }
     let relay;
     if (PHASES.has('relay')) {

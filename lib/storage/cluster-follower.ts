@@ -24,6 +24,10 @@ export class ClusterFollower {
     return this.watch.primary;
   }
 
+  onSwitch(listener: (primary: StorePrimary) => void): () => void {
+    return this.watch.onSwitch(listener);
+  }
+
   /** On `ready` and every slot refresh. */
   connected(): void {
     const primaries = clusterPrimaries(this.cluster);

@@ -21,6 +21,7 @@ export interface StorePrimary {
  */
 export class PrimaryWatch {
   private current: StorePrimary | undefined;
+  private readonly listeners = new Set<(primary: StorePrimary) => void>();
   private readonly logger: Logger;
   private readonly role: StorePrimary['role'];
   private readonly now: () => number;
@@ -35,6 +36,12 @@ export class PrimaryWatch {
     return this.current;
   }
 
+  /** Calls listener with each new primary after the first (a failover). Returns an unsubscribe. */
+  onSwitch(listener: (primary: StorePrimary) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
   connected(address: string | undefined): void {
     if (address === undefined) return;
     const previous = this.current;
@@ -45,5 +52,13 @@ export class PrimaryWatch {
       else this.logger.info(`redis storage cluster primaries are ${address}`);
     } else if (previous) this.logger.warn(`redis storage failover: the primary is now ${address} (was ${previous.address})`);
     else this.logger.info(`redis storage primary is ${address}`);
+    if (!previous) return;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(this.current);
+      } catch {
+        this.logger.warn('a storage primary listener threw');
+      }
+    }
   }
 }

@@ -138,6 +138,10 @@ export class RedisStore implements Store {
     return (this.follower ?? this.clusterFollower)?.primary;
   }
 
+  onPrimary(listener: (primary: StorePrimary) => void): () => void {
+    return (this.follower ?? this.clusterFollower)?.onSwitch(listener) ?? (() => undefined);
+  }
+
   async put(key: StoreKey, value: string, ttlSeconds: number): Promise<void> {
     assertValue(value);
     assertTtlSeconds(ttlSeconds);

@@ -27,6 +27,10 @@ export class SentinelFollower {
     return this.watch.primary;
   }
 
+  onSwitch(listener: (primary: StorePrimary) => void): () => void {
+    return this.watch.onSwitch(listener);
+  }
+
   get requiredReplicas(): number {
     return this.quorum.required;
   }

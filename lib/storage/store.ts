@@ -26,7 +26,7 @@ export type StoreMode = 'memory' | 'redis';
 export interface Store {
   readonly mode: StoreMode;
   readonly state: StoreState;
-  /** Redis Sentinel mode: the primary the store writes to and when it last switched; else undefined. */
+  /** Redis Sentinel or Cluster mode: the primary (primaries) the store writes to and when it last switched; else undefined. */
   readonly primary?: StorePrimary | undefined;
   /** Sets value with a TTL in whole seconds (>= 1), replacing any value and TTL already there. */
   put(key: StoreKey, value: string, ttlSeconds: number): Promise<void>;
@@ -78,6 +78,11 @@ export interface Store {
    * Best effort, like publish: while the backend cannot be reached, nothing goes out.
    */
   publishOnClose(channel: StoreKey, message: string): () => void;
+  /**
+   * Sentinel and Cluster mode: calls listener when the store moved to another primary (a Cluster: when
+   * its set of primaries changed), which a Cluster failover can do without any state change.
+   */
+  onPrimary?(listener: (primary: StorePrimary) => void): () => void;
   /** Calls listener on every state change (not with the current state). Returns an unsubscribe. */
   onState(listener: (state: StoreState) => void): () => void;
   /** Releases the connection or timer; later operations reject with StorageUnavailableError. */

@@ -112,9 +112,12 @@ export default function (RED: NodeAPI) {
     });
     endpointDirectory.register(directoryEntry);
     // Only a serving endpoint's status shows storage; a failed one keeps its own (and logs it once).
-    const stopWatchingStorage = storage?.onState(() => {
+    // A Cluster's failover can pass without the connection's state changing: its primaries redraw too.
+    const redrawServing = () => {
       if (controller?.state.state === 'serving') showState(controller.state);
-    });
+    };
+    const stopWatchingStorage = storage?.onState(redrawServing);
+    const stopWatchingPrimary = storage?.onPrimary?.(redrawServing);
     // Commands wait for a deploy to finish, so the catalog sees every tool of this deploy.
     let stoppedByCommand = false;
     const onFlowsStarted = () => {
@@ -199,6 +202,7 @@ export default function (RED: NodeAPI) {
       endpointDirectory.unregister(directoryEntry);
       RED.events.removeListener('flows:started', onFlowsStarted);
       stopWatchingStorage?.();
+      stopWatchingPrimary?.();
       requestLog.flush();
       // A redeployed endpoint keeps its recent calls; a removed one's go once its last call has ended.
       const finish = () => {

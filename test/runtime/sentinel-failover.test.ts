@@ -38,6 +38,22 @@ function instanceFlows(port: number, baseUrl: string, issuer: string, group: str
   ];
 }
 
+/** The refresh grant's poll for another request's rotation (REFRESH_TIMING.pollTimeoutMs). */
+const REFRESH_POLL_MS = 5_000;
+
+/** Why refreshes were answered 503, from the two instances' oauth.refresh audit lines after `since`. */
+function refusalReasons(pair: SignedInPair, since: readonly number[]): string {
+  const reasons = new Map<string, number>();
+  for (const [i, process] of [pair.one, pair.two].entries()) {
+    for (const [, reason] of process.output().slice(since[i]).matchAll(/"event":"oauth\.refresh","outcome":"transient".*?"reason":"([a-z_]+)"/g)) {
+      reasons.set(reason!, (reasons.get(reason!) ?? 0) + 1);
+    }
+  }
+  return [...reasons].map(([reason, count]) => `${count}× ${reason}`).join(', ') || 'none';
+}
+
+const sinceBreak = (at: number | undefined, started: number) => (at === undefined ? 'no failure' : `${at - started} ms`);
+
 describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeRedPackage}`, { skip: NEEDS_REDIS }, () => {
   let deployment: SentinelDeployment;
   let pair: SignedInPair;
@@ -93,6 +109,12 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
       assert.equal(callCounts.hangs + refreshCounts.hangs, 0, 'nothing hung');
       assert.deepEqual([...callCounts.otherErrors, ...refreshCounts.otherErrors], [], 'every failure was a 503 with Retry-After');
       assert.ok(callCounts.recovered && refreshCounts.recovered, 'calls and refreshes are served again');
+      // Refreshes come back with the storage, not a claim deadline (60 s) later: a refresh that started
+      // waiting for another's rotation just before the storage returned may wait out its poll (5 s).
+      assert.ok(
+        refreshCounts.longestOutageMs <= callCounts.longestOutageMs + REFRESH_POLL_MS,
+        `refreshes were unserved for ${refreshCounts.longestOutageMs} ms, tool calls for ${callCounts.longestOutageMs} ms`,
+      );
       pair.assertEachRanOnce([/mark reached the flow: (\S+)/g], answered, since as [number, number]);
       // The sign-in from before both failovers still works on both instances, refreshed or not.
       await call(pair.origins[0], `${failovers}-after-0`);
@@ -104,8 +126,11 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
         assert.equal(lines.length, failovers, `instance ${name} logged each failover once`);
       }
       console.log(
-        `# ${title}: tool calls ${callCounts.ok} answered, ${callCounts.clearErrors} 503 with Retry-After, ${callCounts.hangs} hung, 0 ran twice; ` +
-          `refreshes ${refreshCounts.ok} rotated, ${refreshCounts.clearErrors} 503 with Retry-After; promotion seen after ${promotedMs} ms, 200 calls and 5 refreshes served ${servedMs} ms after the break`,
+        `# ${title}: tool calls ${callCounts.ok} answered, ${callCounts.clearErrors} 503 with Retry-After, ${callCounts.hangs} hung, 0 ran twice, ` +
+          `longest unserved ${callCounts.longestOutageMs} ms; refreshes ${refreshCounts.ok} rotated, ${refreshCounts.clearErrors} 503 with Retry-After ` +
+          `(${refusalReasons(pair, since)}), longest unserved ${refreshCounts.longestOutageMs} ms; promotion seen after ${promotedMs} ms, ` +
+          `served again after ${sinceBreak(callCounts.lastRecoveryAt, started)} (calls) and ${sinceBreak(refreshCounts.lastRecoveryAt, started)} (refreshes); ` +
+          `200 calls and 5 refreshes served ${servedMs} ms after the break`,
       );
     });
   }

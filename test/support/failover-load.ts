@@ -10,6 +10,13 @@ export interface LoadCounts {
   hangs: number;
   /** Per worker: did its last few operations succeed (the load was served again at the end)? */
   recovered: boolean;
+  /**
+   * The longest any worker went unserved: from the start of the first operation of a run of failures
+   * (or hangs) to the end of the success that ended it (0 when nothing failed). What a client saw.
+   */
+  longestOutageMs: number;
+  /** When (epoch ms) the last run of failures of any worker ended in a success; undefined when none failed. */
+  lastRecoveryAt: number | undefined;
 }
 
 export interface Load {
@@ -17,6 +24,11 @@ export interface Load {
   stop(): Promise<LoadCounts>;
   /** Resolves after `count` more operations succeeded after this call. */
   successes(count: number): Promise<void>;
+  /**
+   * Resolves once every worker's last `count` operations succeeded, all begun after this call: each
+   * client is served again, not only the load as a whole. Rejects after `timeoutMs`.
+   */
+  everyWorkerServed(count: number, timeoutMs: number): Promise<void>;
 }
 
 export function startLoad(options: {
@@ -27,13 +39,20 @@ export function startLoad(options: {
   /** Between a worker's operations, so a failed one does not spin. */
   pauseMs?: number;
 }): Load {
-  const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true };
+  const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true, longestOutageMs: 0, lastRecoveryAt: undefined };
   let running = true;
   let waiters: Array<{ target: number; resolve: () => void }> = [];
   const lastOutcomes: boolean[][] = [];
+  // Per worker: successes in a row among operations begun after the last everyWorkerServed call.
+  const streaks: number[] = Array.from({ length: options.workers }, () => 0);
+  let servedSince = Infinity;
+  let servedWaiter: { count: number; resolve: () => void } | undefined;
   const workers = Array.from({ length: options.workers }, async (_, worker) => {
     lastOutcomes[worker] = [];
+    // Start of this worker's current run of failures, if it is in one.
+    let unservedSince: number | undefined;
     for (let sequence = 0; running; sequence += 1) {
+      const began = Date.now();
       let hung = false;
       const watchdog = setTimeout(() => {
         hung = true;
@@ -52,7 +71,16 @@ export function startLoad(options: {
         clearTimeout(watchdog);
       }
       if (hung) succeeded = false;
+      if (!succeeded) unservedSince ??= began;
+      else if (unservedSince !== undefined) {
+        const at = Date.now();
+        counts.longestOutageMs = Math.max(counts.longestOutageMs, at - unservedSince);
+        counts.lastRecoveryAt = Math.max(counts.lastRecoveryAt ?? 0, at);
+        unservedSince = undefined;
+      }
       lastOutcomes[worker] = [...lastOutcomes[worker]!, succeeded].slice(-3);
+      if (began >= servedSince) streaks[worker] = succeeded ? streaks[worker]! + 1 : 0;
+      if (servedWaiter && streaks.every((streak) => streak >= servedWaiter!.count)) servedWaiter.resolve();
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? (succeeded ? 0 : 50)));
     }
   });
@@ -65,6 +93,21 @@ export function startLoad(options: {
     },
     successes(count: number) {
       return new Promise<void>((resolve) => waiters.push({ target: counts.ok + count, resolve }));
+    },
+    everyWorkerServed(count: number, timeoutMs: number) {
+      servedSince = Date.now();
+      streaks.fill(0);
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not every worker was served ${count} times in a row within ${timeoutMs} ms (streaks ${streaks.join(', ')})`)), timeoutMs);
+        servedWaiter = {
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            servedWaiter = undefined;
+            resolve();
+          },
+        };
+      });
     },
   };
 }

@@ -33,8 +33,11 @@ type Operation = 'put' | 'get' | 'compareAndSet' | 'delete';
 interface StoreFault {
   readonly operation: Operation;
   readonly kind: string;
-  /** Throw StorageUnavailableError, or wait for this promise before doing the operation. */
-  readonly effect: 'fail' | Promise<void>;
+  /**
+   * Throw StorageUnavailableError; do the operation and then throw it (`lost-reply`: applied, but the
+   * reply lost in a failover); or wait for this promise before doing the operation.
+   */
+  readonly effect: 'fail' | 'lost-reply' | Promise<void>;
   /** Called when the fault fires, before it fails or waits. */
   readonly reached?: () => void;
 }
@@ -59,6 +62,10 @@ function faultyStore(inner: MemoryStore): { store: Store; faults: StoreFault[]; 
           const [fault] = faults.splice(index, 1);
           fault!.reached?.();
           if (fault!.effect === 'fail') throw new StorageUnavailableError('reconnecting');
+          if (fault!.effect === 'lost-reply') {
+            await (value as (...parameters: unknown[]) => Promise<unknown>).apply(target, args);
+            throw new StorageUnavailableError('reconnecting');
+          }
           await fault!.effect;
         }
         return (value as (...parameters: unknown[]) => unknown).apply(target, args);
@@ -189,6 +196,25 @@ describe('refresh service: provider failures', () => {
   });
 });
 
+/**
+ * Starts a session and refreshes it once while storage fails after the provider answered: claim and
+ * pending result are stored, then the commit fails, and so does the first hand-back of the claim.
+ * Returns the request, to retry.
+ */
+async function refreshCommitAndHandBackFail(service: ReturnType<typeof harness>['service'], faults: StoreFault[]) {
+  const started = await service.startSession(GRANT, 'upstream-0');
+  const pass = Promise.resolve();
+  faults.push(
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+    { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
+  );
+  const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+  await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+  return request;
+}
+
 describe('refresh service: storage failures', () => {
   it('keeps a verified provider result pending when a write fails, and commits it on retry without asking again', async () => {
     const { service, upstream, faults, events, sessionOf } = harness();
@@ -207,24 +233,38 @@ describe('refresh service: storage failures', () => {
   });
 
   it('recovers a pending result after the claim deadline when even the release could not be written', async () => {
-    const { service, upstream, faults, advance } = harness({ pollTimeoutMs: 50 });
-    const started = await service.startSession(GRANT, 'upstream-0');
-    const pass = Promise.resolve();
-    // Claim and pending are stored; the commit fails, and so does handing the claim back.
-    faults.push(
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: pass },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
-      { operation: 'compareAndSet', kind: 'refresh-session', effect: 'fail' },
-    );
-    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
-    await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    // A worker that cannot hand its claim back later either (its process died): only the deadline helps.
+    const { service, upstream, faults, advance } = harness({ pollTimeoutMs: 50, handBackRetryMs: 3_600_000 });
+    const request = await refreshCommitAndHandBackFail(service, faults);
     // Until the deadline the claim looks owned: a retry waits, then gets 503, and nothing is revoked.
     await refusal(service.refresh(request), 'temporarily_unavailable', 503);
     advance(60_000);
     const refreshed = await service.refresh(request);
     assert.ok(refreshed.refreshToken);
     assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0'], 'the provider was asked once');
+  });
+
+  it('hands the claim back as soon as storage answers again: the next refresh commits without waiting for the deadline', async () => {
+    const { service, upstream, faults, sessionOf } = harness({ handBackRetryMs: 5 });
+    const request = await refreshCommitAndHandBackFail(service, faults);
+    // The clock stands still, so the deadline cannot free the claim: only the worker's own retry can.
+    const refreshed = await service.refresh(request);
+    assert.ok(refreshed.refreshToken);
+    assert.deepEqual(upstream.calls.map((call) => call.token), ['upstream-0'], 'the pending result was committed: the provider was asked once');
+    assert.equal((await sessionOf(refreshed.refreshToken))?.claim, undefined);
+  });
+
+  it('gives back a claim whose write went through although its reply was lost', async () => {
+    const { service, upstream, faults, events } = harness({ pollTimeoutMs: 50 });
+    const started = await service.startSession(GRANT, 'upstream-0');
+    faults.push({ operation: 'compareAndSet', kind: 'refresh-session', effect: 'lost-reply' });
+    const request = { refreshToken: started.refreshToken!, clientId: GRANT.clientId };
+    await refusal(service.refresh(request), 'temporarily_unavailable', 503);
+    // Without the hand-back the stored claim would hold every refresh for 60 s: this one would poll and get 503.
+    const refreshed = await service.refresh(request);
+    assert.ok(refreshed.refreshToken);
+    assert.equal(upstream.calls.length, 1);
+    assert.deepEqual(events.map((event) => [event.outcome, event.reason]), [['transient', 'storage_unavailable'], ['success', undefined]]);
   });
 
   it('asks the provider again when the pending result itself could not be stored', async () => {

@@ -24,6 +24,7 @@ export interface RefreshTiming {
   readonly pollIntervalMs: number;
   readonly pollTimeoutMs: number;
   readonly claimDeadlineMs: number;
+  readonly handBackRetryMs: number;
 }
 
 /** Everything the parts of one refresh service share; built once by createRefreshService. */

@@ -8,6 +8,8 @@ export const REFRESH_TIMING = Object.freeze({
   pollTimeoutMs: 5_000,
   /** A claim older than this belongs to a worker that died; another request may take it over. */
   claimDeadlineMs: 60_000,
+  /** A claim its worker could not hand back (storage away) is tried again this often, until the deadline. */
+  handBackRetryMs: 250,
   /** Retry-After (seconds) when storage, not the provider, failed or the provider did not say. */
   retryAfterSeconds: 5,
   /** Retry-After (seconds) for a waiter that gave up on another request's rotation. */

@@ -10,6 +10,7 @@ import { newOpaqueToken, sessionLabel, sha256 } from '../secrets.js';
 import type { RevokedSession } from '../registration/revoke.js';
 import type { UpstreamRefresher } from '../upstream/upstream-refresh.js';
 import { accessLifetimeSeconds, issueAccessToken } from './access-tokens.js';
+import { handBack } from './claim-hand-back.js';
 import { claimed, isClaimLive, newClaimOwner } from './claims.js';
 import { createCryptoBox, SealError } from './crypto-box.js';
 import { GraceCache } from './grace-cache.js';
@@ -104,6 +105,7 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
     pollIntervalMs: positive(options.pollIntervalMs, REFRESH_TIMING.pollIntervalMs),
     pollTimeoutMs: positive(options.pollTimeoutMs, REFRESH_TIMING.pollTimeoutMs),
     claimDeadlineMs: positive(options.claimDeadlineMs, REFRESH_TIMING.claimDeadlineMs),
+    handBackRetryMs: positive(options.handBackRetryMs, REFRESH_TIMING.handBackRetryMs),
   };
   const { logger } = options;
   const ctx: RefreshContext = {
@@ -239,7 +241,15 @@ export function createRefreshService(options: RefreshServiceOptions): RefreshSer
       }
       const takeover = record.claim !== undefined;
       const mine = claimed(record, newClaimOwner(), at, timing.claimDeadlineMs);
-      const hold = await ctx.sessions.replace(session, raw, mine);
+      let hold: { ok: boolean; raw: string };
+      try {
+        hold = await ctx.sessions.replace(session, raw, mine);
+      } catch (error) {
+        // The claim may be stored even so (a reply lost in a failover): give it back, or every
+        // refresh of this session would wait for its deadline.
+        await handBack(ctx, session, [mine]);
+        throw error;
+      }
       if (!hold.ok) {
         if (waitedTooLong()) {
           ctx.audit('transient', about, 'rotation_in_progress');

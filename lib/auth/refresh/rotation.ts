@@ -5,7 +5,8 @@ import { OAuthFailure } from '../oauth-error.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
 import { isUpstreamError } from '../upstream/upstream-error.js';
 import { accessLifetimeSeconds, issueAccessToken } from './access-tokens.js';
-import { released, unclaimed, withPending } from './claims.js';
+import { handBack } from './claim-hand-back.js';
+import { unclaimed, withPending } from './claims.js';
 import { SealError } from './crypto-box.js';
 import { REFRESH_TIMING } from './refresh-defaults.js';
 import { bestEffort, endSession, revokeFor, type AuditSubject, type RefreshContext } from './refresh-context.js';
@@ -59,8 +60,9 @@ export async function rotate(ctx: RefreshContext, input: RotationInput): Promise
     try {
       stored = await ctx.sessions.replace(input.session, raw, next);
     } catch (error) {
-      // Nothing verified survives; hand the claim back so a retry need not wait for the deadline.
-      await bestEffort(() => ctx.sessions.replace(input.session, raw, unclaimed(record)));
+      // The write may have been applied before its reply was lost: hand back whichever is stored
+      // (with the verified result, kept pending, so the provider is not asked twice).
+      await handBack(ctx, input.session, [record, next]);
       throw error;
     }
     if (!stored.ok) return LOST;
@@ -78,7 +80,7 @@ export async function rotate(ctx: RefreshContext, input: RotationInput): Promise
     if (error instanceof OAuthFailure) throw error;
     // Storage failed half way: the verified result stays pending and the claim is released, so the
     // next request commits it at once without asking the provider again.
-    await bestEffort(() => ctx.sessions.replace(input.session, raw, released(record, ctx.now())));
+    await handBack(ctx, input.session, [record]);
     throw error;
   }
 }
@@ -94,7 +96,7 @@ async function askProvider(ctx: RefreshContext, input: RotationInput): Promise<V
     throw await revokeFor(ctx, input.session, record, input.about, 'revoked', 'upstream_credential_unreadable');
   }
 
-  const restore = () => bestEffort(() => ctx.sessions.replace(input.session, input.raw, unclaimed(record)));
+  const restore = () => handBack(ctx, input.session, [record]);
   let result: Awaited<ReturnType<RefreshContext['upstream']['refresh']>>;
   try {
     result = await ctx.upstream.refresh(upstreamToken, record.identity.subject);
