@@ -99,12 +99,26 @@ function contentEndpoints() {
   return nodes;
 }
 
+/** One-port mode's endpoint: the same one-tool echo as /t1, served on Node-RED's own HTTP server. */
+export const ONE_PORT_PATH = '/n1';
+
+/** A runtime in one-port mode (Serve on: Node-RED's own HTTP server) with /n1, as /t1. */
+function onePortEndpoint() {
+  return [
+    { id: 'rt-np', type: 'mcp-runtime', name: '', server: 'node-red', port: '1881', host: '127.0.0.1', baseUrl: '' },
+    flowServer('fs-np', { runtime: 'rt-np', path: ONE_PORT_PATH, wires: ['echo-np'], maxConcurrent: 64, serverName: 'bench-one-port' }),
+    answer('echo-np', ECHO, 'fs-np'),
+    ...echoTools('np', 1, ONE_PORT_PATH),
+  ];
+}
+
 /**
  * Local access: /t1, /t100, /t500 (echo), /slow (held calls, `pending` slots), /ctl (heap, held,
- * release), and with `content` the resource and prompt endpoints /c1 and /c500.
+ * release), with `content` the resource and prompt endpoints /c1 and /c500, and with `onePort` /n1
+ * on Node-RED's own port.
  */
-export function localFlows(port, { pending, content = false }) {
-  const nodes = [tab(), runtime('rt', port), ...(content ? contentEndpoints() : [])];
+export function localFlows(port, { pending, content = false, onePort = false }) {
+  const nodes = [tab(), runtime('rt', port), ...(content ? contentEndpoints() : []), ...(onePort ? onePortEndpoint() : [])];
   for (const count of LOCAL_TOOL_COUNTS) {
     const path = `/t${count}`;
     nodes.push(flowServer(`fs-${count}`, { runtime: 'rt', path, wires: [`echo-${count}`], maxConcurrent: 64, serverName: `bench-${count}` }));

@@ -18,6 +18,16 @@ import { freePort } from '../dist/test/support/ports.js';
 const require = createRequire(import.meta.url);
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT_TAIL = 256 * 1024;
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+
+async function waitForEditor(url, child) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (await fetch(url).then((response) => response.ok, () => false)) return;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`Node-RED's editor at ${url} did not answer`);
+}
 
 let privateModules;
 
@@ -72,7 +82,9 @@ export async function startBenchNodeRed(flows, options = {}) {
     uiPort,
     flowFile: 'flows.json',
     credentialSecret: false,
-    logging: { console: { level: 'info', metrics: false, audit: false } },
+    // Node-RED's default, at which every OAuth call's audit line is written to stdout; BENCH_LOG_LEVEL=warn
+    // leaves those writes out, to show what they cost.
+    logging: { console: { level: LOG_LEVEL, metrics: false, audit: false } },
     editorTheme: { tours: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
   };
@@ -133,7 +145,9 @@ export async function startBenchNodeRed(flows, options = {}) {
   };
 
   try {
-    await waitForOutput('Started flows');
+    // Below info, "Started flows" is not logged: the editor's port answering will do (callers wait for their paths).
+    if (LOG_LEVEL === 'info') await waitForOutput('Started flows');
+    else await waitForEditor(`http://127.0.0.1:${uiPort}/`, child);
   } catch (error) {
     await stop();
     throw error;

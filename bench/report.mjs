@@ -20,6 +20,10 @@ export const RELAY_TARGETS = Object.freeze({ callsRatio: 0.5, addedP50Ms: 1, pen
 // the machine's floor), and every read and prompt against the tools/call rate of its own endpoint.
 export const FLOOR_TARGET = 0.6;
 export const CONTENT_VS_CALL_TARGET = 0.8;
+// Issue 28: OAuth + Redis at 500 tools against Local at 500 tools, and one-port mode (the endpoint on
+// Node-RED's own HTTP server) against the runtime's own listener, each in the same run.
+export const OAUTH_VS_LOCAL_TARGET = 0.8;
+export const ONE_PORT_TARGET = 0.8;
 const CONTENT_ROWS = Object.freeze([
   ['read', 'resources/read, fixed URI'],
   ['tread', 'resources/read, URI template'],
@@ -91,6 +95,16 @@ export function evaluateTargets(results) {
   for (const [id, what] of [['oauth-sentinel-500', 'Redis Sentinel'], ['oauth-cluster-500', 'Redis Cluster']]) {
     const value = row(id)?.callsPerSecond;
     if (redis500 && value) add(`OAuth + ${what}, 500 tools vs OAuth + one Redis`, value / redis500, '≥ 0.9×', value / redis500 >= 0.9, spread(id, 'oauth-redis-500'));
+  }
+  if (local500 && redis500) {
+    add('OAuth + Redis, 500 tools vs Local, 500 tools', redis500 / local500, `≥ ${OAUTH_VS_LOCAL_TARGET.toFixed(1)}×`, redis500 / local500 >= OAUTH_VS_LOCAL_TARGET, spread('oauth-redis-500', 'local-500'));
+  }
+  const mem500 = row('oauth-mem-500')?.callsPerSecond;
+  // No goal of its own: beside the Redis figure, it shows what storage adds.
+  if (local500 && mem500) add('OAuth + Memory, 500 tools vs Local, 500 tools', ratio(mem500 / local500), '—', null, spread('oauth-mem-500', 'local-500'));
+  const onePort = row('oneport-1')?.callsPerSecond;
+  if (local1 && onePort) {
+    add("One port (Node-RED's own HTTP server), 1 tool vs the runtime's own listener", onePort / local1, `≥ ${ONE_PORT_TARGET.toFixed(1)}×`, onePort / local1 >= ONE_PORT_TARGET, spread('oneport-1', 'local-1'));
   }
   if (local1 && local500) add('Local, 500 tools vs 1 tool (this package)', local500 / local1, '≥ 0.9×', local500 / local1 >= 0.9, spread('local-500', 'local-1'));
   const r = row('R')?.callsPerSecond;

@@ -29,6 +29,9 @@
 // prompt is compared with the tools/call rate of its own endpoint, and its 500 vs 1 ratio shows
 // whether it costs more on a larger endpoint (for templates: whether matching grows with their number).
 // Each answer is checked once before loading (content `hi`), and every answer under load must equal it.
+// Phase `oneport` adds one-port mode: the same one-tool echo endpoint as Local 1 tool, served on
+// Node-RED's own HTTP server (its Express app, beside the editor, with Node-RED's default settings)
+// instead of the runtime's own listener, in the same Node-RED and the same rounds as Local 1 tool.
 //
 // Every server runs in its own process and all of them are up at once; the load generator (this
 // process) measures them in interleaved rounds, so a change in the machine's background load
@@ -43,8 +46,8 @@
 //   BENCH_PENDING           calls pending at once (10000); 200 are held and released once before the
 //                           heap is first read, so code compiled on first use is not counted per call
 //   BENCH_SOAK_CALLS        soak length in calls (100000); BENCH_SOAK_MAX_SECONDS caps it (240)
-//   BENCH_ONLY              comma list of phases: baseline (R, A, B and H), floor (R alone), local, content, oauth, relay, list,
-//                           pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process),
+//   BENCH_ONLY              comma list of phases: baseline (R, A, B and H), floor (R alone), local, content, oneport, oauth,
+//                           relay, list, pending, soak, state (sealing and opening a 2026-07-28 requestState, in this process),
 //                           ha (OAuth + Redis Sentinel and OAuth + Redis Cluster beside OAuth + one Redis)
 //   BENCH_LIST_REFERENCE    tools/list calls/s of this package's Local 500-tool endpoint at 32
 //                           connections at the previous landing, on this machine; the list target
@@ -52,6 +55,8 @@
 //   BENCH_CPU_PROF          directory: every server process runs with --cpu-prof and writes its profile
 //                           there (summarize one with `node bench/profile-summary.mjs <file>`)
 //   BENCH_HEAP_SNAPSHOTS    directory: Node-RED heap snapshots before and with the calls pending
+//   BENCH_LOG_LEVEL         Node-RED's console log level (info, its default); warn leaves out the audit
+//                           line every OAuth call writes to stdout, to show what that write costs
 //   BENCH_ERA               protocol revision of the measured calls: legacy (2025-11-25, default) or
 //                           modern (2026-07-28)
 //   BENCH_FIXTURE           a node_modules with the palette to load instead of .runtime-fixture's
@@ -65,7 +70,7 @@ import { startRedis } from '../dist/test/support/redis-server.js';
 import { startSentinelDeployment } from '../dist/test/support/redis-sentinel.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
-import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
+import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
 import { CALL, ERA, GET_PROMPT, LIST, READ, READ_TEMPLATED, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
@@ -88,7 +93,7 @@ const CONFIG = {
   soakCalls: number('BENCH_SOAK_CALLS', 100_000),
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
-const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,floor,local,content,oauth,relay,list,pending,soak,state,ha').split(',').map((phase) => phase.trim()));
+const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,floor,local,content,oneport,oauth,relay,list,pending,soak,state,ha').split(',').map((phase) => phase.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -200,10 +205,12 @@ async function startLocalNodeRed() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const content = PHASES.has('content');
-  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl${content ? `, ${CONTENT_COUNTS.join(', ')} resources and prompts` : ''})`);
-  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending, content }), { cpuProfDir: CPU_PROF });
+  const onePort = PHASES.has('oneport');
+  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl${content ? `, ${CONTENT_COUNTS.join(', ')} resources and prompts` : ''}${onePort ? `, ${ONE_PORT_PATH} on Node-RED's own port` : ''})`);
+  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending, content, onePort }), { cpuProfDir: CPU_PROF });
   for (const count of LOCAL_TOOL_COUNTS) await waitForPath(`${base}/t${count}`, nodeRed);
   if (content) for (const count of CONTENT_COUNTS) await waitForPath(`${base}/c${count}`, nodeRed);
+  if (onePort) await waitForPath(`${nodeRed.adminUrl}${ONE_PORT_PATH}`, nodeRed);
   await waitForPath(`${base}/ctl`, nodeRed);
   return { base, nodeRed, stop: () => nodeRed.stop() };
 }
@@ -490,13 +497,16 @@ async function main() {
       scenarios.push({ id: 'H', label: 'Baseline H: core nodes, http in → function → http response', tools: 1, url: h.url, serverPids: [h.nodeRed.pid] });
     }
     let local;
-    if (['local', 'content', 'pending', 'soak', 'relay'].some((phase) => PHASES.has(phase))) {
+    if (['local', 'content', 'oneport', 'pending', 'soak', 'relay'].some((phase) => PHASES.has(phase))) {
       local = await startLocalNodeRed();
       running.push(local);
-      // The relayed calls' reference is the Local 1-tool endpoint, in the same rounds.
-      const localCounts = PHASES.has('local') ? LOCAL_TOOL_COUNTS : PHASES.has('relay') ? [1] : [];
+      // The relayed and one-port calls' reference is the Local 1-tool endpoint, in the same rounds.
+      const localCounts = PHASES.has('local') ? LOCAL_TOOL_COUNTS : PHASES.has('relay') || PHASES.has('oneport') ? [1] : [];
       for (const count of localCounts) {
         scenarios.push({ id: `local-${count}`, label: 'this package, Local', tools: count, url: `${local.base}/t${count}`, serverPids: [local.nodeRed.pid] });
+      }
+      if (PHASES.has('oneport')) {
+        scenarios.push({ id: 'oneport-1', label: "this package, Local, on Node-RED's own port", tools: 1, url: `${local.nodeRed.adminUrl}${ONE_PORT_PATH}`, serverPids: [local.nodeRed.pid] });
       }
       if (PHASES.has('local')) lists.push({ id: 'local-500', label: 'this package, Local', url: `${local.base}/t500`, serverPids: [local.nodeRed.pid] });
       if (PHASES.has('content')) {

@@ -154,10 +154,13 @@ describe(`calls on an OAuth endpoint on ${nodeRedPackage}`, () => {
   });
 
   it('notices a client that hangs up while its token is checked: the flow never gets the call and the slot is free', async () => {
+    // A token never checked before: the earlier tests' token may be answered from the grant cache
+    // (AccessGrantCache) without asking Redis, and this call's lookup must go to Redis.
+    const fresh = await rawAccessToken({ base, slug: 'team', clientId: CLIENT_ID, redirectUri: REDIRECT, idp, username: 'alice', resource: `${base}/tools` });
     const since = nodeRed.output().length;
     // Everything Node-RED sends to Redis is held from here: the next lookup is this call's token.
     const lookupWaiting = gate.hold();
-    const socket = callOnSocket(port, token, 'hold');
+    const socket = callOnSocket(port, fresh, 'hold');
     await lookupWaiting;
     // A reset, as a client killed mid-request leaves it; then one full exchange on the same
     // listener, so Node-RED has handled the hang-up before Redis answers the lookup.

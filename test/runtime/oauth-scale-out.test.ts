@@ -118,6 +118,39 @@ describe(`OAuth across two Node-RED instances sharing Redis on ${nodeRedPackage}
     assert.deepEqual(textOf(call.json().result), { subject: 'alice', instance: '2' });
   });
 
+  it('refuses on instance 2 within 1 s a token revoked through instance 1, though instance 2 had just served it', async (t) => {
+    const options = { base: baseUrl, slug: 'team', clientId: CLIENT_ID, redirectUri: REDIRECT, resource: `${baseUrl}/tools` };
+    const begun = await beginRawSignIn(options);
+    const callback = await finishRawSignIn(await idp.signIn(begun.providerUrl, 'alice'), begun.cookie);
+    await callback.body?.cancel();
+    const code = new URL(callback.headers.get('location')!).searchParams.get('code');
+    assert.ok(code);
+    const token = (await exchangeCode({ ...options, code, verifier: begun.verifier })).body.access_token as string;
+    const callSecond = () => rawCall(`${secondBase}/tools`, token, 'tools/call', { name: 'whoami', arguments: {} });
+    // Several calls in a row: instance 2 has checked this token moments ago when the revocation comes.
+    for (let i = 0; i < 5; i += 1) assert.equal((await callSecond()).status, 200);
+
+    const revoked = await fetch(`${baseUrl}/oauth/team/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: CLIENT_ID }),
+    });
+    assert.equal(revoked.status, 200);
+    const revokedAt = performance.now();
+    let refusedAfterMs: number | undefined;
+    while (performance.now() - revokedAt < 5_000) {
+      const answer = await callSecond();
+      if (answer.status === 401) {
+        refusedAfterMs = performance.now() - revokedAt;
+        assert.match(String(answer.headers['www-authenticate'] ?? ''), /error="invalid_token"/);
+        break;
+      }
+      assert.equal(answer.status, 200);
+    }
+    t.diagnostic(`instance 2 refused the revoked token ${refusedAfterMs?.toFixed(0)} ms after instance 1 answered the revocation`);
+    assert.ok(refusedAfterMs !== undefined && refusedAfterMs < 1_000, `refused after ${refusedAfterMs?.toFixed(0) ?? 'more than 5000'} ms`);
+  });
+
   it('keeps serving the token on instance 2 after instance 1 is stopped', async () => {
     await first.stop();
     await assert.rejects(fetch(`${baseUrl}/tools`), (error: Error & { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED', 'instance 1 is gone');

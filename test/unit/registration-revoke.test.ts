@@ -4,6 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AccessGrantCache } from '../../lib/auth/access-grant-cache.js';
 import { createBearerAccess } from '../../lib/auth/bridge/bearer-access.js';
 import type { BridgeContext, ProtectedEndpoint } from '../../lib/auth/bridge/bridge-context.js';
 import { encodeRecord, RECORD_KINDS, type AccessGrant } from '../../lib/auth/sign-in-records.js';
@@ -107,9 +108,15 @@ async function issueAccessToken(clientId = CLIENT_ID): Promise<string> {
   return token;
 }
 
+// One grant cache per store, as one per bridge: a grant the check has read stays in it until the
+// revocation's announcement takes it out.
+const grantCaches = new WeakMap<MemoryStore, AccessGrantCache>();
+
 /** The endpoint's real bearer check, as an MCP GET would meet it. */
 async function bearerAllows(token: string): Promise<boolean> {
-  const ctx = { issuer: 'http://127.0.0.1:1881', namespace: NAMESPACE, store: harness.store, scopes: ['mcp'], logger: silentLogger } as unknown as BridgeContext;
+  let accessGrants = grantCaches.get(harness.store);
+  if (!accessGrants) grantCaches.set(harness.store, (accessGrants = new AccessGrantCache({ store: harness.store, namespace: NAMESPACE })));
+  const ctx = { issuer: 'http://127.0.0.1:1881', namespace: NAMESPACE, store: harness.store, accessGrants, scopes: ['mcp'], logger: silentLogger } as unknown as BridgeContext;
   const access = createBearerAccess(ctx, ENDPOINT, () => {});
   const req = { method: 'GET', headers: { authorization: `Bearer ${token}` }, socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
   return (await access.check(req)).allowed;

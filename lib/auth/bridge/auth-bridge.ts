@@ -2,6 +2,7 @@ import type { AccessPolicy } from '../../access/access-policy.js';
 import { createClientAddressOf } from '../../http/client-address.js';
 import type { MountedRoute, RouteSite } from '../../http/route-site.js';
 import type { McpPaletteError } from '../../core/errors.js';
+import { AccessGrantCache } from '../access-grant-cache.js';
 import type { AuditSink } from '../audit.js';
 import type { AuthConfiguration } from '../auth-configuration.js';
 import { createAuthorizeHandler } from './authorize.js';
@@ -40,6 +41,7 @@ export class AuthBridge {
       issuer,
       namespace: auth.namespace,
       store: auth.store,
+      accessGrants: new AccessGrantCache({ store: auth.store, namespace: auth.namespace }),
       upstream: auth.createUpstream(`${issuer}${paths.callback}`),
       clients: auth.clients,
       pages: auth.pages,
@@ -139,6 +141,7 @@ export class AuthBridge {
   }
 
   async close(): Promise<void> {
+    this.context.accessGrants.close();
     const routes = this.routes.splice(0);
     await Promise.all(routes.map((route) => route.unmount()));
   }

@@ -8,7 +8,7 @@ import type { AuditSink } from '../audit.js';
 import { sha256 } from '../secrets.js';
 import type { BridgeContext, ProtectedEndpoint } from './bridge-context.js';
 import { prmPathFor } from './metadata.js';
-import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../sign-in-records.js';
+import type { AccessGrant } from '../sign-in-records.js';
 
 /** What a client may do before signing in: negotiate, and nothing else (MCP authorization spec). */
 const ANONYMOUS_METHODS = new Set(['initialize', 'notifications/initialized', 'server/discover']);
@@ -60,7 +60,7 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
       if (!token) return unauthorized(parsedBody);
       let grant: AccessGrant | undefined;
       try {
-        grant = decodeRecord<AccessGrant>(await ctx.store.get({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: sha256(token) }));
+        grant = await ctx.accessGrants.lookup(sha256(token));
       } catch {
         ctx.requestLog.error('token_check_storage', `token check on ${endpoint.path} failed: storage unavailable`);
         return { allowed: false, reject: (res) => sendJsonRpcError(res, 503, -32000, 'Authorization storage is temporarily unavailable; retry shortly.', { 'retry-after': '5' }) };
@@ -79,7 +79,8 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
         caller: {
           subject: grant.identity.subject,
           ...(grant.identity.email ? { email: grant.identity.email } : {}),
-          groups: grant.identity.groups,
+          // A copy: the flow gets it in msg.mcp, and the grant is shared with the next calls (AccessGrantCache).
+          groups: [...grant.identity.groups],
           client: grant.client,
           session: grant.session,
         },

@@ -2,6 +2,7 @@ import type { ClientAddressOf } from '../../http/client-address.js';
 import type { RequestLog } from '../../core/rate-limited-log.js';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
+import type { AccessGrantCache } from '../access-grant-cache.js';
 import type { AuditSink } from '../audit.js';
 import { consentPath } from '../consent/consent-types.js';
 import type { Consent } from '../consent/consent.js';
@@ -47,6 +48,8 @@ export interface BridgeContext {
   readonly issuer: string;
   readonly namespace: string;
   readonly store: Store;
+  /** The bearer check's reads of access grants (one storage read per token per second at most). */
+  readonly accessGrants: AccessGrantCache;
   readonly upstream: UpstreamSignIn;
   readonly clients: ClientResolver;
   readonly pages: SignInPageCatalog;

@@ -3,6 +3,7 @@ import { invalidGrant, OAuthFailure } from '../oauth-error.js';
 import { verifierMatches } from '../pkce.js';
 import { REFRESH_KINDS } from '../refresh/session-records.js';
 import { sha256 } from '../secrets.js';
+import { endAccessGrant } from '../access-revocation.js';
 import { SIGN_IN_TTL_SECONDS, type BridgeContext } from './bridge-context.js';
 import { decodeRecord, encodeRecord, RECORD_KINDS, type IssuedCode } from '../sign-in-records.js';
 
@@ -122,7 +123,7 @@ async function revokeIssuedFrom(ctx: BridgeContext, issuedFrom: IssuedFromCode |
 async function deleteIssued(ctx: BridgeContext, issuedFrom: IssuedFromCode): Promise<void> {
   // Both sent at once: while storage hangs, waiting for the first reply would never send the second.
   await Promise.all([
-    ctx.store.delete({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: issuedFrom.accessToken }),
+    endAccessGrant(ctx.store, ctx.namespace, issuedFrom.accessToken),
     ...(issuedFrom.session ? [ctx.store.delete({ namespace: ctx.namespace, kind: REFRESH_KINDS.session, id: issuedFrom.session })] : []),
   ]);
 }

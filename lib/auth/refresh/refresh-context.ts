@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../storage/store.js';
 import type { SignedInIdentity } from '../identity.js';
-import { RECORD_KINDS } from '../sign-in-records.js';
+import { endAccessGrant } from '../access-revocation.js';
 import type { OAuthFailure } from '../oauth-error.js';
 import type { UpstreamRefresher } from '../upstream/upstream-refresh.js';
 import type { CryptoBox } from './crypto-box.js';
@@ -51,7 +51,7 @@ export async function endSession(ctx: RefreshContext, session: string, record: S
   await ctx.sessions.remove(session);
   const now = ctx.now();
   const live = (record?.accessTokens ?? []).filter((token) => token.expiresAt > now);
-  await Promise.all(live.map((token) => ctx.store.delete({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: token.hash })));
+  await Promise.all(live.map((token) => endAccessGrant(ctx.store, ctx.namespace, token.hash)));
 }
 
 /** Ends the session, writes the audit line, and returns the invalid_grant to throw. */

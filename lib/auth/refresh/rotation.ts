@@ -1,5 +1,5 @@
 import { describeError } from '../../core/errors.js';
-import { RECORD_KINDS } from '../sign-in-records.js';
+import { endAccessGrant } from '../access-revocation.js';
 import type { SignedInIdentity } from '../identity.js';
 import { OAuthFailure } from '../oauth-error.js';
 import { newOpaqueToken, sha256 } from '../secrets.js';
@@ -184,7 +184,7 @@ async function commit(
   if (!stored.ok) {
     ctx.logger.warn('refresh: a worker lost its claim before committing; its result was discarded');
     // Nobody was given this access token; do not leave it valid.
-    await bestEffort(() => ctx.store.delete({ namespace: ctx.namespace, kind: RECORD_KINDS.access, id: access.hash }));
+    await bestEffort(() => endAccessGrant(ctx.store, ctx.namespace, access.hash));
     return LOST;
   }
   ctx.audit('success', { ...input.about, subject: verified.identity.subject });

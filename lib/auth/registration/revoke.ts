@@ -5,6 +5,7 @@ import { decodeRecord, RECORD_KINDS, type AccessGrant } from '../sign-in-records
 import { readForm } from '../../http/read-form.js';
 import { formFailure, invalidRequest, OAuthFailure, sendOAuthFailure, temporarilyUnavailable } from '../oauth-error.js';
 import { sha256 } from '../secrets.js';
+import { endAccessGrant } from '../access-revocation.js';
 import type { RevocationAuditEvent } from './registration-audit.js';
 
 /** Whose session a revoked refresh token ended, for the audit line. */
@@ -85,7 +86,7 @@ async function revokeAccess(ctx: RevocationContext, token: string, clientId: str
     ctx.audit({ event: 'oauth.revoke', outcome: 'not_found', reason: 'client_mismatch', tokenType: 'access_token', subject: grant.identity.subject, client: grant.client });
     return 'mismatch';
   }
-  await ctx.store.delete(key);
+  await endAccessGrant(ctx.store, ctx.namespace, key.id);
   ctx.audit({
     event: 'oauth.revoke',
     outcome: 'revoked',
