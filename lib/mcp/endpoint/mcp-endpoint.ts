@@ -55,7 +55,8 @@ export class McpEndpoint {
       }
       return;
     }
-    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res };
+    // What this caller may see of the deploy: one lookup, the views themselves are built once per deploy.
+    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res, view: this.parts.deployed.viewFor(decision.caller) };
     // Read and parse the body once, whatever the access mode (OAuth already had to).
     let body = decision.parsedBody;
     if (body === undefined && req.method === 'POST') {
