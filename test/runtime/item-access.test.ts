@@ -41,13 +41,16 @@ function flows(port: number, edgePort: number, issuer: string): FlowNode[] {
     storage('st', 'redis', 'MCP_TEST_REDIS_URL'),
     oidcAuth('auth', { storage: 'st', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
     { ...oauthServer('plant', { runtime: 'rt', auth: 'auth', path: '/plant', groups: 'staff', wires: ['route'] }), storage: 'st', hubSites: 'plant-a', hubSiteGroups: 'plant-a: plant-a-operators' },
-    router('route', { read_state: 'done-fn', set_point: 'done-fn', plant_a_valve: 'done-fn', confirm_stop: 'confirm-fn' }),
+    router('route', { read_state: 'done-fn', set_point: 'done-fn', plant_a_valve: 'done-fn', confirm_stop: 'confirm-fn', long_report: 'hold-fn' }),
+    // Never answers: its task keeps running while the test takes a group away.
+    answer('hold-fn', `return null;`, ''),
     answer('done-fn', DONE, 'plant'),
     answer('confirm-fn', CONFIRM, 'plant'),
     tool('t-read', { name: 'read_state', endpoint: '/plant' }),
     { ...tool('t-set', { name: 'set_point', endpoint: '/plant' }), allowedGroups: 'maintenance' },
     { ...tool('t-valve', { name: 'plant_a_valve', endpoint: '/plant' }), allowedGroups: 'plant-a-operators, maintenance' },
     { ...tool('t-confirm', { name: 'confirm_stop', endpoint: '/plant' }), allowedGroups: 'maintenance', asks: 'elicitation' },
+    { ...tool('t-report', { name: 'long_report', endpoint: '/plant', taskSupport: 'optional' }), allowedGroups: 'maintenance' },
     resource('r-state', { uri: 'plant://state', endpoint: '/plant', source: 'static', text: 'all well' }),
     { ...resource('r-secret', { uri: 'plant://secret', endpoint: '/plant', source: 'static', text: 'the door code' }), allowedGroups: 'maintenance' },
     { ...resource('r-logs', { uri: 'plant://logs/{day}', endpoint: '/plant', source: 'static', text: 'log of {{day}}' }), allowedGroups: 'plant-a-operators' },
@@ -131,7 +134,7 @@ describe(`access per tool, resource, prompt and edge site on ${nodeRedPackage}`,
     }
     assert.deepEqual(seen, {
       ana: { tools: ['read_state'], resources: ['plant://state'], templates: [], prompts: ['summary'] },
-      max: { tools: ['confirm_stop', 'plant_a_valve', 'read_state', 'set_point'], resources: ['plant://secret', 'plant://state'], templates: [], prompts: ['maintenance_plan', 'summary'] },
+      max: { tools: ['confirm_stop', 'long_report', 'plant_a_valve', 'read_state', 'set_point'], resources: ['plant://secret', 'plant://state'], templates: [], prompts: ['maintenance_plan', 'summary'] },
       ola: { tools: ['plant-a.open_valve', 'plant_a_valve', 'read_state'], resources: ['plant://state'], templates: ['plant://logs/{day}'], prompts: ['summary'] },
     });
   });
@@ -187,5 +190,27 @@ describe(`access per tool, resource, prompt and edge site on ${nodeRedPackage}`,
     assert.deepEqual(list, ['read_state']);
     assert.equal((await post(after, 'tools/call', { name: 'set_point', arguments: {} })).json().error.code, -32602);
     idp.setGroups('max', ['staff', 'maintenance']);
+  });
+
+  it('refuses a user who lost a group while its task runs: the task is as unknown as any other caller\'s', async () => {
+    const before = await signIn('max');
+    const started = await post(before, 'tools/call', { name: 'long_report', arguments: {}, task: { ttl: 60_000 } });
+    const taskId = started.json().result?.task?.taskId as string;
+    assert.equal(typeof taskId, 'string', started.body);
+    assert.equal((await post(before, 'tasks/get', { taskId })).json().result.status, 'working');
+    idp.setGroups('max', ['staff']);
+    try {
+      const after = await signIn('max');
+      const refused = await post(after, 'tasks/get', { taskId });
+      const otherId = taskId.replace(/^./, (first) => (first === 'a' ? 'b' : 'a'));
+      const unknown = await post(after, 'tasks/get', { taskId: otherId });
+      assert.equal(shape(refused, taskId), shape(unknown, otherId));
+      assert.equal(refused.json().error.code, -32602);
+      assert.deepEqual((await post(after, 'tasks/list', {})).json().result.tasks, []);
+      // The token from before, still carrying the group, still reads it: the groups decided, not the token's age.
+      assert.equal((await post(before, 'tasks/get', { taskId })).json().result.status, 'working');
+    } finally {
+      idp.setGroups('max', ['staff', 'maintenance']);
+    }
   });
 });
