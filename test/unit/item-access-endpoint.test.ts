@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import type { AccessPolicy } from '../../lib/access/access-policy.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
@@ -11,7 +10,7 @@ import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.j
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
-import { serveEndpoint, stopServed, type ServedEndpoint } from '../support/served-endpoint.js';
+import { rawAnswer, serveEndpoint, stopServed, type SentRequest, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // Items limited to groups, on one endpoint served twice: directly (plain requests skip the SDK) and
 // all through the SDK. The access policy here stands in for the OAuth bearer check (tested on its
@@ -83,10 +82,7 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-interface Sent {
-  body: unknown;
-  headers: Record<string, string>;
-}
+type Sent = SentRequest;
 
 function request(era: Era, groups: string, method: string, params: Record<string, unknown>): Sent {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', [GROUPS_HEADER]: groups };
@@ -96,23 +92,6 @@ function request(era: Era, groups: string, method: string, params: Record<string
     body: { jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: MODERN_META } },
     headers: { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) },
   };
-}
-
-/** Status, headers (but the date and framing) and body, as one text. */
-function rawAnswer(port: number, sent: Sent): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: sent.headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const headers = Object.entries(res.headers).filter(([name]) => !['date', 'content-length', 'transfer-encoding'].includes(name)).map(([name, value]) => `${name}: ${String(value)}`);
-        resolve(`${res.statusCode}\n${headers.join('\n')}\n\n${text}`);
-      });
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(sent.body));
-  });
 }
 
 /** The JSON-RPC message in an answer (a JSON body, or the last event of a stream). */
