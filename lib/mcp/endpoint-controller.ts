@@ -269,7 +269,7 @@ export class EndpointController {
     const store = this.options.changes;
     if (store?.mode !== 'redis') return undefined;
     try {
-      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds) });
+      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds, true) });
     } catch (error) {
       this.options.logger.warn(`list changes on ${endpoint.path} reach only this instance's clients: ${describeError(error)}`);
       return undefined;

@@ -11,6 +11,7 @@ import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 import { rawAnswer, serveEndpoint, stopServed, type SentRequest, type ServedEndpoint } from '../support/served-endpoint.js';
+import { openStream } from '../support/sse-stream.js';
 
 // Items limited to groups, on one endpoint served twice: directly (plain requests skip the SDK) and
 // all through the SDK. The access policy here stands in for the OAuth bearer check (tested on its
@@ -178,3 +179,40 @@ for (const era of ['legacy', 'modern'] as const) {
     });
   });
 }
+
+describe('list-changed news per caller (2026-07-28 subscriptions/listen)', () => {
+  const listen = (groups: string) => {
+    const sent = request('modern', groups, 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } });
+    return openStream(`http://127.0.0.1:${direct.port}/mcp`, sent.body, sent.headers);
+  };
+
+  it('tells each caller only of the lists that changed in its own view', async () => {
+    const [everyone, maintenance] = [await listen(EVERYONE), await listen(MAINTENANCE)];
+    try {
+      for (const stream of [everyone, maintenance]) assert.equal((await stream.next()).method, 'notifications/subscriptions/acknowledged');
+      // A deploy that changes only a tool of maintenance: news for maintenance alone.
+      const tools = TOOLS();
+      const changedTool = parseToolConfig({ toolName: 'set_point', endpoint: '/mcp', inputSchema: ANY, description: 'now with limits', allowedGroups: 'maintenance' });
+      direct.endpoint.setCatalog(new ToolCatalog([...tools.listings.filter((listed) => listed.name !== 'set_point').map((listed) => tools.find(listed.name)!), changedTool]));
+      direct.endpoint.listsChanged(['tools']);
+      // Then one that changes a prompt everyone sees: news for both.
+      const content = CONTENT();
+      const prompts = content.promptsResult.prompts.map((listed) => listed.name);
+      assert.deepEqual(prompts, ['maintenance_plan', 'summary']);
+      direct.endpoint.setContent(new ContentCatalog([...content.resourcePages.all].map((listed) => content.findResource(listed.uri)!.resource).concat(content.templatePages.all.map((listed) => content.findTemplate(listed.uriTemplate)!)), [
+        parsePromptConfig({ promptName: 'summary', endpoint: '/mcp', messages: [{ role: 'user', text: 'Summarise briefly' }], description: 'changed' }),
+        parsePromptConfig({ promptName: 'maintenance_plan', endpoint: '/mcp', messages: [{ role: 'user', text: 'Plan for {{machine}}' }], arguments: [{ name: 'machine', values: 'press, lathe' }], allowedGroups: 'maintenance' }),
+      ]));
+      direct.endpoint.listsChanged(['prompts']);
+      assert.equal((await maintenance.next()).method, 'notifications/tools/list_changed');
+      assert.equal((await maintenance.next()).method, 'notifications/prompts/list_changed');
+      // The first news everyone hears is the prompts': the tools change was not in its view.
+      assert.equal((await everyone.next()).method, 'notifications/prompts/list_changed');
+    } finally {
+      everyone.close();
+      maintenance.close();
+      direct.endpoint.setCatalog(TOOLS());
+      direct.endpoint.setContent(CONTENT());
+    }
+  });
+});

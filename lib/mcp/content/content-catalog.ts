@@ -85,7 +85,15 @@ export class ContentCatalog {
 
   /** Every resource's and prompt's *Allowed groups* (undefined for the unrestricted ones). */
   get restrictions(): Iterable<readonly string[] | undefined> {
-    return [...this.fixed.values(), ...this.templates, ...this.prompts.values()].map((item) => item.allowedGroups);
+    return [...this.resourceRestrictions, ...this.promptRestrictions];
+  }
+
+  get resourceRestrictions(): readonly (readonly string[] | undefined)[] {
+    return [...this.fixed.values(), ...this.templates].map((item) => item.allowedGroups);
+  }
+
+  get promptRestrictions(): readonly (readonly string[] | undefined)[] {
+    return [...this.prompts.values()].map((item) => item.allowedGroups);
   }
 
   /**

@@ -55,7 +55,8 @@ export function endpointRoutes(parts: EndpointParts, settings: RouteSettings): r
     }),
     route('2026-07-28 subscriptions/listen',    (i) => narrowListenRequest(i.body, (uri) => viewOf(parts, i).content.findResource(uri) !== undefined), (i, listen) => {
       // Served when its caller has a stream of its share left; the refusal is answered otherwise.
-      if (streams.admit(listen, i.exchange.caller, i.res)) return stream(parts, i, listen.body);
+      // Opened as its caller's, so each deploy tells it only of changes in its own view.
+      if (streams.admit(listen, i.exchange.caller, i.res)) return streams.bus.openFor(i.exchange.caller, () => stream(parts, i, listen.body));
     }),
     route('any other 2026-07-28 request',       () => true,                                   (i) => stream(parts, i, i.body)),
   ];

@@ -112,9 +112,12 @@ export class McpEndpoint {
     if (this.parts.deployed.setContent(content)) this.parts.legacy.rebuild();
   }
 
-  /** Tells the open streams that asked for them that these lists changed (after a deploy here or elsewhere). */
-  listsChanged(kinds: readonly ListKind[]): void {
-    this.parts.streams.listsChanged(kinds);
+  /**
+   * Tells the open streams that asked for them that these lists changed: after a deploy here, each
+   * caller only of lists that changed in its own view; after one `elsewhere` (another instance), all.
+   */
+  listsChanged(kinds: readonly ListKind[], elsewhere = false): void {
+    this.parts.streams.listsChanged(kinds, elsewhere);
   }
 
   /**
