@@ -89,6 +89,19 @@
                     }
                     return s === "*" || editor.endpointPathProblem(s) === null ? true : t("errors.invalidEndpoint");
                 };
+            },
+            /**
+             * A declaration's Allowed groups (lib/access/allowed-groups.ts): each at most 256 characters,
+             * and none on an item a Local endpoint would serve (that endpoint would not start).
+             */
+            allowedGroups: function () {
+                return function (v, opt) {
+                    var groups = editor.listEntries(v);
+                    if (groups.some(function (g) { return g.length > 256; })) {
+                        return t("errors.invalidAllowedGroups");
+                    }
+                    return groups.length > 0 && editor.servedLocally(text(editor.editedValue(this, "endpoint")).trim()) ? t("errors.allowedGroupsNeedOauth") : true;
+                };
             }
         };
         return check;
@@ -196,6 +209,8 @@
                 var prepare = def.oneditprepare;
                 def.defaults.endpoint = { value: "", validate: check.endpoint() };
                 def.defaults.timeout = { value: 60, validate: check.seconds(1, 86400, "errors.invalidTimeout") };
+                // Flows saved before it existed restrict nothing: the endpoint's groups decide alone.
+                def.defaults.allowedGroups = { value: "", validate: check.allowedGroups() };
                 def.inputs = 0;
                 def.outputs = 0;
                 def.onadd = editor.bindToSoleEndpoint;
@@ -230,6 +245,21 @@
         configNode: function (node, field) {
             var id = text(editor.editedValue(node, field));
             return id === "" || id === "_ADD_" ? null : RED.nodes.node(id) || null;
+        },
+
+        /**
+         * Whether a Local endpoint (no sign-in, so no groups) would serve an item bound to `path`
+         * ("*": every endpoint), as the runtime judges it when the endpoint starts.
+         */
+        servedLocally: function (path) {
+            var local = false;
+            RED.nodes.eachNode(function (n) {
+                var access = text(n.access) === "" ? "local" : n.access;
+                if (n.type === "mcp-flow-server" && access === "local" && (path === "*" || (text(n.path).trim() || "/mcp") === path)) {
+                    local = true;
+                }
+            });
+            return local;
         },
 
         /** The endpoints (mcp-flow-server nodes, disabled ones too) that use `config` in `field`. */

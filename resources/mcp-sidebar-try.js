@@ -47,14 +47,14 @@
         $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("loading")).appendTo(body);
         $.ajax({ url: ROUTE + "/" + encodeURIComponent(endpoint.id) + "/tools", dataType: "json", cache: false }).then(function (listing) {
             body.empty();
-            buildTryForm(endpoint, body, state, listing.tools || [], mayRun);
+            buildTryForm(endpoint, body, state, listing.tools || [], mayRun, listing.allowedGroups || {});
         }, function (xhr) {
             body.empty();
             $('<div class="flowmcp-error"></div>').text(kit.t("try.requestFailed", { message: describeXhr(xhr) })).appendTo(body);
         });
     }
 
-    function buildTryForm(endpoint, body, state, tools, mayRun) {
+    function buildTryForm(endpoint, body, state, tools, mayRun, allowedGroups) {
         if (tools.length === 0) {
             $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("try.noTools")).appendTo(body);
             return;
@@ -72,6 +72,8 @@
         select.val(state.tool);
 
         var description = $('<div class="flowmcp-try-description"></div>').appendTo(body);
+        // Who may use the chosen tool besides the editor (docs/access.md): only said where callers sign in.
+        var access = $('<div class="flowmcp-try-access"></div>').appendTo(body).toggle(endpoint.access === "oauth");
         var modes = $('<div class="flowmcp-try-modes"></div>').appendTo(body);
         var formButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-form"></button>').text(kit.t("try.form")).appendTo(modes);
         var jsonButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-json"></button>').text(kit.t("try.json")).appendTo(modes);
@@ -104,6 +106,8 @@
         function showTool() {
             var tool = currentTool();
             description.text(tool.description || "");
+            var groups = allowedGroups[tool.name];
+            access.text(groups ? kit.t("try.allowedGroups", { groups: groups.join(", ") }) : kit.t("try.everyone"));
             fields = buildFields(form, tool.inputSchema || {}, state.values);
             if (state.mode === "json" && !state.json) {
                 state.json = JSON.stringify(formArguments(fields).value, null, 2);

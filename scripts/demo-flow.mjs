@@ -15,7 +15,7 @@ const TAB = '0a7d3e5c1b2f4d01';
 
 /** The demo nodes for the runtime `runtimeId`, signing in at `issuer` as `clientId`, open to `group`. */
 export function demoFlow({ runtimeId, issuer, clientId, group }) {
-  const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06' };
+  const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06', limited: '0a7d3e5c1b2f4d07' };
   return [
     {
       id: TAB,
@@ -80,6 +80,29 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       timeout: '60',
       x: 170,
       y: 60,
+      wires: [],
+    },
+    {
+      // Access per item (docs/access.md): only members of `maintenance` see and may call it, and the
+      // demo user is not one, so its tools/list shows whoami alone.
+      id: ids.limited,
+      type: 'mcp-tool-registry',
+      z: TAB,
+      name: '',
+      toolName: 'restart_line',
+      title: 'Restart the line',
+      description: 'Restarts the production line. Only the maintenance group sees this tool.',
+      inputSchema: '{\n  "type": "object",\n  "properties": {}\n}',
+      outputSchema: '',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+      endpoint: DEMO_PATH,
+      timeout: '60',
+      allowedGroups: 'maintenance',
+      x: 170,
+      y: 100,
       wires: [],
     },
     {

@@ -1,6 +1,7 @@
 import { namingProblem } from '../edge/edge-naming.js';
 import { SITE_PATTERN } from '../edge/edge-protocol.js';
 import { z } from 'zod';
+import { parseAllowedGroups } from '../access/allowed-groups.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { McpPaletteError } from '../core/errors.js';
 import { isValidEndpointPath } from '../mcp/endpoint-path.js';
@@ -32,6 +33,8 @@ export interface FlowServerSettings {
     readonly site: string | undefined;
     /** Set on a hub: the sites whose tools this endpoint serves. */
     readonly hubSites: readonly string[];
+    /** On a hub: sites whose tools only members of the given groups see and may call. */
+    readonly siteGroups: ReadonlyMap<string, readonly string[]>;
     /** How an edge tool is named on the hub: `{site}` and `{tool}` are replaced. */
     readonly naming: string;
     /** Calls one site may have pending on this hub endpoint at once. */
@@ -81,6 +84,8 @@ const flowServerSchema = z.object({
     // A pattern under which two sites could give one hub name would let one site take over or deny another's tools.
     .refine((naming) => namingProblem(naming) === undefined),
   maxPendingPerSite: wholeNumber(DEFAULTS.maxConcurrentCalls, 1, DEFAULTS.maxConcurrentCallsLimit),
+  // One line per site, `site: group, group`; flows saved before it existed restrict no site.
+  hubSiteGroups: z.string().default('').transform(parseSiteGroups).refine((map) => map !== undefined),
 });
 
 const FIELD_CODES: Record<string, string> = {
@@ -100,6 +105,7 @@ const FIELD_CODES: Record<string, string> = {
   hubSites: 'invalid_hub_sites',
   edgeNaming: 'invalid_edge_naming',
   maxPendingPerSite: 'invalid_max_pending_per_site',
+  hubSiteGroups: 'invalid_hub_site_groups',
 };
 
 export function parseFlowServerConfig(config: Record<string, unknown>): FlowServerSettings {
@@ -121,6 +127,7 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     hubSites: typeof config.hubSites === 'string' ? config.hubSites : undefined,
     edgeNaming: typeof config.edgeNaming === 'string' ? config.edgeNaming : undefined,
     maxPendingPerSite: blankToUndefined(config.maxPendingPerSite),
+    hubSiteGroups: typeof config.hubSiteGroups === 'string' ? config.hubSiteGroups : undefined,
   });
   if (!parsed.success) {
     const field = String(parsed.error.issues[0]?.path[0] ?? 'path');
@@ -129,7 +136,12 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
       access: String(config.access ?? ''),
     });
   }
-  const { maxTasks, maxTasksPerCaller, maxStoredTasks, maxStoredTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, ...endpoint } = parsed.data;
+  const { maxTasks, maxTasksPerCaller, maxStoredTasks, maxStoredTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, hubSiteGroups, ...endpoint } = parsed.data;
+  // Groups for a site the hub does not serve would restrict nothing: a typo, said at deploy.
+  const stray = [...hubSiteGroups!.keys()].find((site) => !hubSites.includes(site));
+  if (stray !== undefined) {
+    throw new McpPaletteError('invalid_hub_site_groups', `site ${stray} has groups but is not among the sites served`, { field: 'hubSiteGroups', access: String(config.access ?? '') });
+  }
   // An endpoint serving its own site would relay to itself, and rename its tools on every heartbeat.
   if (edgeSite !== '' && hubSites.includes(edgeSite)) {
     throw new McpPaletteError('hub_serves_own_site', 'an endpoint cannot serve the site it offers its own tools as', { field: 'hubSites', access: String(config.access ?? '') });
@@ -137,6 +149,29 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
   return Object.freeze({
     ...endpoint,
     tasks: Object.freeze({ maxTasks, maxTasksPerCaller, maxStored: maxStoredTasks, maxStoredPerCaller: maxStoredTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }),
-    edges: Object.freeze({ site: edgeSite === '' ? undefined : edgeSite, hubSites, naming: edgeNaming, maxPendingPerSite }),
+    edges: Object.freeze({ site: edgeSite === '' ? undefined : edgeSite, hubSites, siteGroups: hubSiteGroups!, naming: edgeNaming, maxPendingPerSite }),
   });
+}
+
+/**
+ * A hub's site groups as the editor saves them: one line per site, `site: group, group` (groups
+ * separated by commas or spaces). Undefined when a line is malformed, names a site twice or gives
+ * a site no groups.
+ */
+export function parseSiteGroups(text: string): ReadonlyMap<string, readonly string[]> | undefined {
+  const groupsOf = new Map<string, readonly string[]>();
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const match = /^\s*([^:\s]+)\s*:(.*)$/.exec(line);
+    if (!match || !SITE_PATTERN.test(match[1]!) || groupsOf.has(match[1]!)) return undefined;
+    let groups: readonly string[] | undefined;
+    try {
+      groups = parseAllowedGroups(match[2]);
+    } catch {
+      return undefined;
+    }
+    if (groups === undefined) return undefined;
+    groupsOf.set(match[1]!, groups);
+  }
+  return groupsOf;
 }

@@ -30,6 +30,8 @@ interface Site {
 export interface EdgeHubOptions {
   readonly store: Store;
   readonly sites: readonly string[];
+  /** Sites whose tools only members of these groups see and may call (absent: every caller let in). */
+  readonly siteGroups?: ReadonlyMap<string, readonly string[]>;
   /** How edge tools are named on the hub: `{site}` and `{tool}` are replaced. */
   readonly naming: string;
   /** Calls one site may have pending on this hub endpoint at once. */
@@ -97,10 +99,15 @@ export class EdgeHub {
   }
 
   /** The site of `toolName` when it is a tool of a site that went away, and what to tell its caller. */
-  offline(toolName: string): { readonly site: string; readonly message: string } | undefined {
+  offline(toolName: string): { readonly site: string; readonly message: string; readonly allowedGroups?: readonly string[] } | undefined {
     const tool = this.offlineTools.get(toolName);
     if (!tool) return undefined;
-    return { site: tool.site, message: `Site ${tool.site} is offline (${tool.why}): tool "${toolName}" is back when its edge Node-RED announces it again.` };
+    const allowedGroups = this.options.siteGroups?.get(tool.site);
+    return {
+      site: tool.site,
+      message: `Site ${tool.site} is offline (${tool.why}): tool "${toolName}" is back when its edge Node-RED announces it again.`,
+      ...(allowedGroups ? { allowedGroups } : {}),
+    };
   }
 
   /**
@@ -207,11 +214,12 @@ export class EdgeHub {
 
   private build(siteName: string, announcement: Announcement): ToolDefinition[] {
     const tools: ToolDefinition[] = [];
+    const allowedGroups = this.options.siteGroups?.get(siteName);
     for (const offered of announcement.tools) {
       const name = hubToolName(this.options.naming, siteName, offered.listing.name);
       try {
         if (!TOOL_NAME_PATTERN.test(name)) throw new Error(`its hub name ${JSON.stringify(name.slice(0, 140))} is not a valid tool name`);
-        tools.push({ ...definitionOf(name, offered), relay: { site: siteName, tool: offered.listing.name } });
+        tools.push({ ...definitionOf(name, offered), relay: { site: siteName, tool: offered.listing.name }, ...(allowedGroups ? { allowedGroups } : {}) });
       } catch (error) {
         this.refuse(siteName, `tool ${JSON.stringify(offered.listing.name.slice(0, 128))} of site ${siteName} was refused: ${describeError(error)}`);
       }

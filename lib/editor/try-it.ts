@@ -93,7 +93,7 @@ export interface TryItOutcome {
 
 /** The endpoint side a Try-it call needs (McpEndpoint provides it). */
 export interface TryItEndpoint {
-  toolNamed(name: string): Pick<ToolDefinition, 'checkArguments'> | undefined;
+  toolNamed(name: string): Pick<ToolDefinition, 'checkArguments' | 'allowedGroups'> | undefined;
   callFromEditor(name: string, args: Record<string, unknown>, caller: CallerIdentity, signal: AbortSignal): Promise<EditorCallResponse>;
 }
 

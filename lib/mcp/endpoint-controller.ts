@@ -125,7 +125,17 @@ export class EndpointController {
   /** The tool set changes only on deploy; the catalog is rebuilt then, never per request. */
   refreshCatalog(): void {
     if (!this.endpoint) return;
-    this.loadCatalogs(this.endpoint);
+    try {
+      this.loadCatalogs(this.endpoint);
+    } catch (error) {
+      // A deploy gave this endpoint an item it cannot serve as declared (groups on a Local endpoint): stop, fail closed.
+      const failure = error instanceof McpPaletteError ? error : new McpPaletteError('start_failed', describeError(error), { reason: describeError(error) });
+      void this.enqueue(async () => {
+        await this.close(failure.message);
+        this.report({ state: 'failed', error: failure });
+      });
+      return;
+    }
     this.report(this.serving(this.endpoint));
   }
 
@@ -220,6 +230,7 @@ export class EndpointController {
   private loadCatalogs(endpoint: McpEndpoint): void {
     const tools = this.catalog();
     const content = this.options.content?.catalogFor(endpoint.path);
+    refuseGroupsWithoutIdentity(this.options.settings, tools, content);
     endpoint.setCatalog(tools);
     if (content) endpoint.setContent(content);
     this.edges?.announce();
@@ -258,7 +269,7 @@ export class EndpointController {
     const store = this.options.changes;
     if (store?.mode !== 'redis') return undefined;
     try {
-      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds) });
+      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds, true) });
     } catch (error) {
       this.options.logger.warn(`list changes on ${endpoint.path} reach only this instance's clients: ${describeError(error)}`);
       return undefined;
@@ -303,6 +314,25 @@ export class EndpointController {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/**
+ * Local endpoints know nobody's groups: an item limited to groups would be served to no one, or (if
+ * served) to everyone. Either is a surprise, so the endpoint does not serve such a deploy at all.
+ */
+function refuseGroupsWithoutIdentity(settings: FlowServerSettings, tools: ToolCatalog, content: ContentCatalog | undefined): void {
+  if (settings.access !== 'local') return;
+  const site = settings.edges.siteGroups.keys().next().value;
+  const item = site !== undefined ? `edge site ${site}` : firstRestricted(tools, content);
+  if (item !== undefined) {
+    throw new McpPaletteError('item_groups_need_oauth', `${item} has allowed groups, which need OAuth sign-in: Local access knows no groups`, { item });
+  }
+}
+
+function firstRestricted(tools: ToolCatalog, content: ContentCatalog | undefined): string | undefined {
+  const tool = tools.listings.find((listing) => tools.find(listing.name)?.allowedGroups);
+  if (tool) return `tool ${tool.name}`;
+  return content?.firstRestricted;
 }
 
 /** What the endpoint of one start is built from: the node's settings and its way to the flow. */

@@ -41,6 +41,7 @@ export class EndpointEdges {
       this.hub = new EdgeHub({
         store,
         sites: hubSites,
+        siteGroups: settings.edges.siteGroups,
         naming,
         maxPendingPerSite,
         endpoint: settings.path,

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../access/access-policy.js';
+import type { CatalogView } from './catalog-view.js';
 import type { LogLevel } from './log-levels.js';
 
 /**
@@ -18,6 +19,8 @@ export interface Exchange {
   legacyStreamed?: boolean;
   /** The client's response: what it has not taken yet bounds the call's notifications (CallStream). */
   readonly response?: ServerResponse;
+  /** What this caller may see of the deploy, chosen once when the request was admitted. */
+  readonly view?: CatalogView;
 }
 
 const EXCHANGE_KEY = 'flowmcp.exchange';
@@ -36,4 +39,13 @@ export function exchangeOf(handlerCtx: ServerContext): Exchange | undefined {
 export function callerOf(handlerCtx: ServerContext): { readonly caller: CallerIdentity; readonly signal: AbortSignal } {
   const exchange = exchangeOf(handlerCtx);
   return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
+}
+
+/**
+ * What the caller of a handler may see: the view chosen when its request was admitted, else (an
+ * editor's call, which brings no view) the one `choose` picks for its caller.
+ */
+export function viewOf(handlerCtx: ServerContext, choose: (caller: CallerIdentity) => CatalogView): CatalogView {
+  const exchange = exchangeOf(handlerCtx);
+  return exchange?.view ?? choose(exchange?.caller ?? {});
 }

@@ -15,10 +15,11 @@ export type ListFingerprints = Readonly<Record<ListKind, string>>;
  */
 export function fingerprintLists(tools: ToolCatalog, content: ContentCatalog): ListFingerprints {
   return Object.freeze({
-    // Every page: a change past the first page of a long list is a change too.
-    tools: digest(tools.listings),
-    resources: digest([content.resourcePages.all, content.templatePages.all]),
-    prompts: digest(content.promptPages.all),
+    // Every page: a change past the first page of a long list is a change too. Who may see each item
+    // is part of what a list shows, to each caller.
+    tools: digest([tools.listings, [...tools.restrictions]]),
+    resources: digest([content.resourcePages.all, content.templatePages.all, content.resourceRestrictions]),
+    prompts: digest([content.promptPages.all, content.promptRestrictions]),
   });
 }
 

@@ -23,6 +23,11 @@ export interface TaskHandlerDependencies {
   readonly tasks: TaskManager;
   /** Who sent the request, as the task's owner (callerKey). */
   readonly ownerOf: (handlerCtx: ServerContext) => string;
+  /**
+   * Whether the request's caller may still use the task's tool: one who lost the group it needs
+   * since the task began finds the task unknown, as any other caller's task.
+   */
+  readonly mayUse: (tool: string, handlerCtx: ServerContext) => boolean;
 }
 
 /** The server capabilities that announce tasks, per era. */
@@ -74,7 +79,7 @@ export function registerTaskHandlers(server: Server, era: Era, deps: TaskHandler
   const { tasks } = deps;
   const find = async (taskId: string, handlerCtx: ServerContext): Promise<TaskRecord> => {
     const record = await tasks.get(taskId, deps.ownerOf(handlerCtx)).catch(storageError);
-    if (!record) throw unknownTask(taskId);
+    if (!record || !deps.mayUse(record.tool, handlerCtx)) throw unknownTask(taskId);
     return record;
   };
 
@@ -103,6 +108,7 @@ export function registerTaskHandlers(server: Server, era: Era, deps: TaskHandler
       'tasks/cancel',
       { params: taskIdParams },
       gated('tasks/cancel', async (params, handlerCtx) => {
+        await find(params.taskId, handlerCtx);
         const answer = await tasks.cancel(params.taskId, deps.ownerOf(handlerCtx)).catch(storageError);
         if (answer === 'unknown') throw unknownTask(params.taskId);
         return {};
@@ -123,7 +129,7 @@ export function registerTaskHandlers(server: Server, era: Era, deps: TaskHandler
     return legacyTask(await find(taskId, handlerCtx));
   });
   server.setRequestHandler('tasks/list', { params: listParams }, async (params, handlerCtx) => {
-    const records = await tasks.list(deps.ownerOf(handlerCtx)).catch(storageError);
+    const records = (await tasks.list(deps.ownerOf(handlerCtx)).catch(storageError)).filter((record) => deps.mayUse(record.tool, handlerCtx));
     const start = decodeCursor(params.cursor);
     const page = records.slice(start, start + TASK_DEFAULTS.listPageSize);
     const next = start + page.length;

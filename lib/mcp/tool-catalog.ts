@@ -1,4 +1,5 @@
 import { SERVER_INFO_META_KEY, type ListToolsResult, type Tool } from '@modelcontextprotocol/server';
+import type { Admits } from '../access/access-views.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { PagedList } from './paged-list.js';
 import type { SecurityScheme } from './security-schemes.js';
@@ -13,11 +14,19 @@ export class ToolCatalog {
   readonly listResult: ListToolsResult;
   private readonly pages: PagedList<Tool, ListToolsResult>;
   private readonly byName: ReadonlyMap<string, ToolDefinition>;
+  /** The whole deploy's catalog, when this one is what some callers may see of it (`restrictedTo`). */
+  private readonly whole: ToolCatalog | undefined;
 
   /** `securitySchemes` (the endpoint's access mode) join every tool's listing here, once per deploy. */
-  constructor(definitions: readonly ToolDefinition[], securitySchemes?: readonly SecurityScheme[], pageSize: number = DEFAULTS.listPageSize) {
+  constructor(
+    definitions: readonly ToolDefinition[],
+    private readonly securitySchemes?: readonly SecurityScheme[],
+    private readonly pageSize: number = DEFAULTS.listPageSize,
+    whole?: ToolCatalog,
+  ) {
     const sorted = [...definitions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.byName = new Map(sorted.map((definition) => [definition.name, definition]));
+    this.whole = whole;
     const listing = securitySchemes ? (tool: Tool) => withSecuritySchemes(tool, securitySchemes) : (tool: Tool) => tool;
     const tools = sorted.map((definition) => listing(definition.listing));
     this.pages = new PagedList('tools/list', tools, (tool) => tool.name, (page, nextCursor) => (nextCursor ? { tools: page as Tool[], nextCursor } : { tools: page as Tool[] }), pageSize);
@@ -62,6 +71,25 @@ export class ToolCatalog {
 
   find(name: string): ToolDefinition | undefined {
     return this.byName.get(name);
+  }
+
+  /** Every tool's *Allowed groups* (undefined for the unrestricted ones). */
+  get restrictions(): Iterable<readonly string[] | undefined> {
+    return [...this.byName.values()].map((tool) => tool.allowedGroups);
+  }
+
+  /** The tools a caller `admits` lets in, as a catalog of their own (built once per view, not per request). */
+  restrictedTo(admits: Admits): ToolCatalog {
+    const seen = [...this.byName.values()].filter((tool) => admits(tool.allowedGroups));
+    return new ToolCatalog(seen, this.securitySchemes, this.pageSize, this);
+  }
+
+  /**
+   * Whether `name` is a tool of this deploy that this view leaves out. Only telemetry and the audit
+   * log learn it: the caller is answered exactly as for a name nobody serves.
+   */
+  withholds(name: string): boolean {
+    return this.whole !== undefined && !this.byName.has(name) && this.whole.find(name) !== undefined;
   }
 
   static readonly empty = new ToolCatalog([]);

@@ -6,6 +6,7 @@ import { issuesOfFaults, SchemaRefusal, type SchemaIssue } from './schema-issues
 import { isValidEndpointPath } from './endpoint-path.js';
 import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
 import { INPUT_KINDS, type InputKind } from '../input/input-requests.js';
+import { parseAllowedGroups } from '../access/allowed-groups.js';
 
 /** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -33,6 +34,8 @@ export interface ToolConfig {
   readonly asksRequired?: unknown;
   /** true: a call that runs as a task asks its questions first, and becomes a task once answered (2026-07-28). */
   readonly asksBeforeTask?: unknown;
+  /** Groups whose members may see and call the tool, comma- or space-separated; empty: the endpoint's groups. */
+  readonly allowedGroups?: unknown;
 }
 
 /** How a tool runs as a task: MCP's `execution.taskSupport`, where `forbidden` is the default. */
@@ -71,6 +74,11 @@ export interface ToolDefinition {
   readonly modeOfRefused?: (args: unknown) => string | undefined;
   /** Set for a tool an edge Node-RED offers this hub: calls go to that site through Redis. */
   readonly relay?: { readonly site: string; readonly tool: string };
+  /**
+   * Only members of one of these groups see and may call the tool (OAuth endpoints); absent: every
+   * caller the endpoint lets in. On a hub, an edge site's groups.
+   */
+  readonly allowedGroups?: readonly string[];
 }
 
 /** What an in-process tool returns: the result, plus facts for the call's telemetry. */
@@ -91,6 +99,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const maxDurationMs = parseMaxDuration(config.maxDuration, timeoutMs);
   const taskSupport = parseTaskSupport(config.taskSupport);
   const asks = parseAsks(config.asks);
+  const allowedGroups = parseAllowedGroups(config.allowedGroups);
   const inputSchema = parseSchemaText(config.inputSchema, 'input');
   if (!inputSchema) throw new SchemaRefusal('invalid_input_schema', 'required', [{ key: 'required', params: {} }]);
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
@@ -118,6 +127,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     checkArguments,
     checkStructuredContent,
     ...(paramHeaders.length > 0 ? { paramHeaders } : {}),
+    ...(allowedGroups ? { allowedGroups } : {}),
   });
 }
 

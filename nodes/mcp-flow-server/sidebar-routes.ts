@@ -106,7 +106,12 @@ export function registerSidebarRoutes(RED: NodeAPI): void {
     if (!entry) return refuse(res, 404, 'try_unknown_endpoint');
     const live = entry.live();
     if (!live) return refuse(res, 409, 'try_not_serving');
-    res.json(live.toolListing);
+    // Beside the listing (not in it): which tools only some groups may use, for the sidebar to say so.
+    const allowedGroups = Object.fromEntries(live.toolListing.tools.flatMap((tool) => {
+      const groups = live.toolNamed(tool.name)?.allowedGroups;
+      return groups ? [[tool.name, groups]] : [];
+    }));
+    res.json({ ...live.toolListing, allowedGroups });
   });
 
   RED.httpAdmin.post('/mcp-sidebar/endpoints/:id/try', ...needs('mcp-flow-server.write'), (req, res) => {

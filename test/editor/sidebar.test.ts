@@ -150,6 +150,8 @@ describe('MCP sidebar in the Node-RED editor', () => {
   it('Try it on an OAuth endpoint with groups asks for confirmation first', { skip }, async () => {
     const team = card(TEAM_SERVER);
     await team.locator('.flowmcp-try summary').click(WAIT);
+    // The tool's own groups are said (docs/access.md); the editor may run it all the same.
+    assert.equal((await team.locator('.flowmcp-try-access').innerText()).trim(), text.try.allowedGroups.replace('__groups__', 'staff-admins'));
     await team.locator('.flowmcp-try-run').click(WAIT);
     const refused = team.locator('.flowmcp-try-refused');
     await refused.waitFor({ state: 'visible', ...WAIT });

@@ -277,6 +277,23 @@ describe('mcp-flow-server', () => {
     assert.equal(await probeEndpoint(port, '/edge'), 'refused');
   });
 
+  it('does not start a Local endpoint that would serve an item limited to groups: red status naming the item, nothing served', async () => {
+    const port = await freePort();
+    await helper.load(nodes, flowOf(
+      runtimeDef('rt', port),
+      flowServerDef('srv', 'rt'),
+      toolDef('open', 'echo'),
+      toolDef('limited', 'set_point', { allowedGroups: 'maintenance' }),
+      // On another path: this endpoint serves nothing limited and starts.
+      flowServerDef('other', 'rt', [[]], { path: '/other' }),
+    ));
+    const status = await waitForStatus(helper.getNode('srv'), 'red');
+    assert.equal(status.text, 'tool set_point has Allowed groups, which need OAuth sign-in: a Local endpoint knows no groups and does not start. Clear the groups or switch this endpoint to OAuth');
+    assert.ok(messagesOf(helper.getNode('srv'), 'error').includes(status.text), 'the log says what the status says');
+    await waitForStatus(helper.getNode('other'), 'green');
+    assert.equal(await probeEndpoint(port, '/mcp'), 404);
+  });
+
   it('does not start Local access on a runtime bound to 0.0.0.0', async () => {
     const port = await freePort();
     await helper.load(nodes, flowOf(runtimeDef('rt', port, { host: '0.0.0.0' }), flowServerDef('srv', 'rt'), toolDef('tool', 'echo')));

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
@@ -55,4 +55,31 @@ export function modernMeta(capabilities: Record<string, unknown> = {}, more: Rec
     'io.modelcontextprotocol/clientCapabilities': capabilities,
     ...more,
   };
+}
+
+/** A request as a test sends it to /mcp: its JSON-RPC body and its headers. */
+export interface SentRequest {
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * A whole answer as text: status, headers and the body's bytes. Left out: the date, and how the body
+ * is framed (the SDK's Node adapter streams a 2026-07-28 answer in chunks; a direct answer, like
+ * a direct tool call's, states its length).
+ */
+export function rawAnswer(port: number, sent: SentRequest): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: sent.headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const headers = Object.entries(res.headers).filter(([name]) => !['date', 'content-length', 'transfer-encoding'].includes(name)).map(([name, value]) => `${name}: ${String(value)}`);
+        resolve(`${res.statusCode}\n${headers.join('\n')}\n\n${text}`);
+      });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(sent.body));
+  });
 }

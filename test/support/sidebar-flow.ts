@@ -11,7 +11,7 @@ export const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQV
 /**
  * What the editor's MCP sidebar is tested against: a Local endpoint /mcp with `echo` (typed
  * arguments, structured result that shows the flow's msg.mcp), `broken` (an isError result) and
- * `pixel` (an image), and an OAuth endpoint /team limited to the group `staff` with `whoami`. The
+ * `pixel` (an image), and an OAuth endpoint /team limited to the group `staff` with `whoami` (itself limited to `staff-admins`). The
  * runtime has a Base URL, as OAuth needs; the sign-in provider is never contacted by these tests.
  */
 export function sidebarFlow(port: number): FlowNode[] {
@@ -39,7 +39,7 @@ export function sidebarFlow(port: number): FlowNode[] {
     }),
     tool('sb-broken', { name: 'broken', z }),
     tool('sb-pixel', { name: 'pixel', z }),
-    tool('sb-whoami', { name: 'whoami', endpoint: '/team', z }),
+    { ...tool('sb-whoami', { name: 'whoami', endpoint: '/team', z }), allowedGroups: 'staff-admins' },
     router('sb-route', { echo: 'sb-echo-fn', broken: 'sb-broken-fn', pixel: 'sb-pixel-fn', whoami: 'sb-whoami-fn' }, z),
     answer(
       'sb-echo-fn',

@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { createLocalAccess } from '../../lib/access/local-access.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { ContentCatalog } from '../../lib/mcp/content/content-catalog.js';
@@ -9,7 +8,7 @@ import { parsePromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { sdkUse } from '../support/sdk-use.js';
-import { serveEndpoint, stopServed, type ServedEndpoint } from '../support/served-endpoint.js';
+import { rawAnswer, serveEndpoint, stopServed, type SentRequest, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // Plain resources/read and prompts/get are served without the SDK. Two McpEndpoints with the same
 // resources, prompts and "flow", one serving such requests directly and one sending everything
@@ -100,10 +99,7 @@ const MODERN_META = {
 };
 
 type Era = 'legacy' | 'modern';
-interface Sent {
-  body: unknown;
-  headers: Record<string, string>;
-}
+type Sent = SentRequest;
 
 /** A request as a client of `era` sends it: on 2026-07-28 the envelope in `_meta`, the method and name repeated in headers. */
 function request(era: Era, id: string | number, method: string, params: Record<string, unknown>, extraMeta?: Record<string, unknown>): Sent {
@@ -116,27 +112,6 @@ function request(era: Era, id: string | number, method: string, params: Record<s
 }
 const read = (era: Era, id: string | number, uri: unknown, meta?: Record<string, unknown>) => request(era, id, 'resources/read', { uri }, meta);
 const prompt = (era: Era, id: string | number, name: string, args?: unknown) => request(era, id, 'prompts/get', { name, ...(args !== undefined ? { arguments: args } : {}) });
-
-/**
- * A whole answer as text: status, headers and the body's bytes. Left out: the date, and how the body
- * is framed (the SDK's Node adapter streams a 2026-07-28 answer in chunks; a direct answer, like
- * a direct tool call's, states its length).
- */
-function rawAnswer(port: number, sent: Sent): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: sent.headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const headers = Object.entries(res.headers).filter(([name]) => !['date', 'content-length', 'transfer-encoding'].includes(name)).map(([name, value]) => `${name}: ${String(value)}`);
-        resolve(`${res.statusCode}\n${headers.join('\n')}\n\n${text}`);
-      });
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(sent.body));
-  });
-}
 
 /** A sealed requestState differs by nature between two endpoints (its key, its time): compared by shape. */
 const withoutSealedState = (answer: string) => answer.replace(/"requestState":"[^"]+"/, '"requestState":"…"');

@@ -4,7 +4,7 @@ import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
 const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, maxStored: 10_000, maxStoredPerCaller: 1_000, ttlSeconds: 3600, maxResultKb: 1024 };
-const EDGE_DEFAULTS = { site: undefined, hubSites: [], naming: '{site}.{tool}', maxPendingPerSite: 32 };
+const EDGE_DEFAULTS = { site: undefined, hubSites: [], siteGroups: new Map(), naming: '{site}.{tool}', maxPendingPerSite: 32 };
 const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS, edges: EDGE_DEFAULTS };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
@@ -47,6 +47,7 @@ describe('parseFlowServerConfig', () => {
     assert.deepEqual(parseFlowServerConfig({ edgeSite: ' plant-a ', hubSites: 'plant-b, plant-c plant-b', edgeNaming: '{tool}@{site}', maxPendingPerSite: '4' }).edges, {
       site: 'plant-a',
       hubSites: ['plant-b', 'plant-c'],
+      siteGroups: new Map(),
       naming: '{tool}@{site}',
       maxPendingPerSite: 4,
     });

@@ -26,7 +26,7 @@ export interface EdgeRelay {
   send(request: ExecutionRequest, target: { readonly site: string; readonly tool: string }, caller: CallerIdentity, protocolVersion: string): void;
   withdraw(executionId: string, reason: string): void;
   /** A tool of a site that went away, and what its caller is told, while the hub remembers the site. */
-  offline(toolName: string): { readonly site: string; readonly message: string } | undefined;
+  offline(toolName: string): { readonly site: string; readonly message: string; readonly allowedGroups?: readonly string[] } | undefined;
 }
 
 export type CallOutcome =
@@ -34,6 +34,8 @@ export type CallOutcome =
   | 'error'
   | 'invalid_arguments'
   | 'unknown_tool'
+  /** The caller's groups do not include one the tool allows; answered as an unknown tool. */
+  | 'not_allowed'
   | 'busy'
   | 'timeout'
   | 'stopped'

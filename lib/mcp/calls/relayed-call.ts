@@ -29,7 +29,8 @@ export interface RelayedCall {
  */
 export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCalls: FlowCalls, call: RelayedCall): Promise<CallToolResult | undefined> {
   const tool = catalog.find(call.tool);
-  if (!tool || tool.runInProcess) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
+  // A tool limited to groups is never offered to hubs (edge-agent.ts), so a call for one is as stale as a redeployed one.
+  if (!tool || tool.runInProcess || tool.allowedGroups) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
   const problems = tool.checkArguments(call.arguments);
   if (problems.length > 0) return invalidArgumentsResult(call.tool, problems);
   let outcome: ExecutionOutcome;

@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult, type RequestId, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { callerAdmitted } from '../../access/allowed-groups.js';
 import { callerKey } from '../../access/caller-key.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { ExecutionOutcome, RoundInput } from '../../execution/broker.js';
@@ -59,11 +60,14 @@ export async function callToolViaSdk(deps: SdkToolCallDependencies, site: SdkToo
   const name = request.params.name;
   const tool = catalog.find(name);
   if (!tool) {
-    // A tool of an edge site that has just gone away: the model is told the site is offline.
+    // A tool of an edge site that has just gone away: the model is told the site is offline, when
+    // the caller may use that site's tools (else the name is as unknown as any other).
     const offline = deps.flowCalls.edges?.offline(name);
-    if (offline) return finish(undefined, 'error', toolError(offline.message), { tool: name, site: offline.site })!;
-    // A protocol fault, not a tool failure: MCP and the official SDK answer it with -32602.
-    finish(undefined, 'unknown_tool', undefined);
+    if (offline && callerAdmitted(offline.allowedGroups, exchange?.caller ?? {})) return finish(undefined, 'error', toolError(offline.message), { tool: name, site: offline.site })!;
+    // A protocol fault, not a tool failure: MCP and the official SDK answer it with -32602. A tool
+    // the caller may not use gets the same answer; only telemetry and the audit log hear the refusal.
+    if (catalog.withholds(name)) finish(undefined, 'not_allowed', undefined, { tool: name });
+    else finish(undefined, 'unknown_tool', undefined);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". Call tools/list to see the tools this endpoint offers.`);
   }
   const args = request.params.arguments ?? {};

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type JSONRPCMessage, type ServerContext } from '@modelcontextprotocol/server';
-import { callerKey } from '../../access/caller-key.js';
+import { callerWithGroupsKey } from '../../access/caller-key.js';
 import type { CancelReason } from '../../execution/cancellation.js';
 import { requiredCapabilities, type InputAsk, type InputKind } from '../../input/input-requests.js';
 import type { AskDecision } from '../../input/input-rounds.js';
@@ -31,7 +31,7 @@ export function askOnStream(deps: StreamAskingDependencies, tool: ToolDefinition
   const signal = exchange?.disconnected ?? handlerCtx.mcpReq.signal;
   return async (ask: InputAsk, round: number, executionId: string): Promise<AskDecision> => {
     if (!hub) return { ended: { kind: 'stopped', reason: 'the endpoint has no stream to ask on' } };
-    const asked = await deps.relay.ask(ask.requests, callerKey(exchange?.caller ?? {}), (message) => hub.sendRequest(hubId, message as JSONRPCMessage), signal, tool.timeoutMs);
+    const asked = await deps.relay.ask(ask.requests, callerWithGroupsKey(exchange?.caller ?? {}), (message) => hub.sendRequest(hubId, message as JSONRPCMessage), signal, tool.timeoutMs);
     if ('full' in asked) {
       // Told to the flow like any question that could not be asked: it may answer without, or try later.
       const message = `Server busy: ${asked.full} calls on ${deps.path} are already waiting for their clients' answers; nothing was asked.`;

@@ -1,4 +1,5 @@
 import type { ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, Prompt, Resource, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { Admits } from '../../access/access-views.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { PagedList } from '../paged-list.js';
 import type { ResourceTemplateListing } from './resource-definition.js';
@@ -32,8 +33,16 @@ export class ContentCatalog {
   private readonly templatesByText: ReadonlyMap<string, ResourceDefinition>;
   private readonly templateIndex: TemplateIndex;
   private readonly prompts: ReadonlyMap<string, PromptDefinition>;
+  /** The whole deploy's catalog, when this one is what some callers may see of it (`restrictedTo`). */
+  private readonly whole: ContentCatalog | undefined;
 
-  constructor(resources: readonly ResourceDefinition[], prompts: readonly PromptDefinition[], pageSize: number = DEFAULTS.listPageSize) {
+  constructor(
+    resources: readonly ResourceDefinition[],
+    prompts: readonly PromptDefinition[],
+    private readonly pageSize: number = DEFAULTS.listPageSize,
+    whole?: ContentCatalog,
+  ) {
+    this.whole = whole;
     const byUri = [...resources].sort((a, b) => compare(a.uri, b.uri));
     this.fixed = new Map(byUri.filter((resource) => !resource.template).map((resource) => [resource.uri, resource]));
     this.templates = byUri.filter((resource) => resource.template);
@@ -64,13 +73,65 @@ export class ContentCatalog {
     );
     const hasResources = byUri.length > 0;
     const hasPrompts = sortedPrompts.length > 0;
-    this.capabilities = Object.freeze({
+    // A caller's view declares what the endpoint does: which lists exist is no secret, what they hold is.
+    this.capabilities = whole?.capabilities ?? Object.freeze({
       ...(hasResources ? { resources: {} } : {}),
       ...(hasPrompts ? { prompts: {} } : {}),
       // Only prompt arguments and template variables can be completed.
       ...(hasPrompts || this.templates.length > 0 ? { completions: {} } : {}),
     });
     this.capabilityKey = Object.keys(this.capabilities).join(',');
+  }
+
+  /** Every resource's and prompt's *Allowed groups* (undefined for the unrestricted ones). */
+  get restrictions(): Iterable<readonly string[] | undefined> {
+    return [...this.resourceRestrictions, ...this.promptRestrictions];
+  }
+
+  get resourceRestrictions(): readonly (readonly string[] | undefined)[] {
+    return [...this.fixed.values(), ...this.templates].map((item) => item.allowedGroups);
+  }
+
+  get promptRestrictions(): readonly (readonly string[] | undefined)[] {
+    return [...this.prompts.values()].map((item) => item.allowedGroups);
+  }
+
+  /**
+   * The resources and prompts a caller `admits` lets in, as a catalog of their own. What the endpoint
+   * declares (`capabilities`) stays the whole deploy's: the SDK's handlers are registered for it.
+   */
+  restrictedTo(admits: Admits): ContentCatalog {
+    const resources = [...this.fixed.values(), ...this.templates].filter((resource) => admits(resource.allowedGroups));
+    const prompts = [...this.prompts.values()].filter((prompt) => admits(prompt.allowedGroups));
+    return new ContentCatalog(resources, prompts, this.pageSize, this);
+  }
+
+  /** The first resource or prompt limited to groups, named for a status line; undefined when none is. */
+  get firstRestricted(): string | undefined {
+    const resource = [...this.fixed.values(), ...this.templates].find((item) => item.allowedGroups);
+    if (resource) return `resource ${resource.uri}`;
+    const prompt = [...this.prompts.values()].find((item) => item.allowedGroups);
+    return prompt ? `prompt ${prompt.name}` : undefined;
+  }
+
+  /** Whether this view leaves out a resource the deploy serves at `uri` (telemetry and audit only). */
+  withholdsResource(uri: string): boolean {
+    return this.whole !== undefined && this.findResource(uri) === undefined && this.whole.findResource(uri) !== undefined;
+  }
+
+  /** The declared URI or template of what the whole deploy serves at `uri` (telemetry names it so). */
+  wholeResourceName(uri: string): string {
+    return (this.whole ?? this).findResource(uri)?.resource.uri ?? 'unknown';
+  }
+
+  /** Whether this view leaves out the prompt `name` (telemetry and audit only). */
+  withholdsPrompt(name: string): boolean {
+    return this.whole !== undefined && !this.prompts.has(name) && this.whole.findPrompt(name) !== undefined;
+  }
+
+  /** Whether this view leaves out the resource template `uriTemplate` (completion references). */
+  withholdsTemplate(uriTemplate: string): boolean {
+    return this.whole !== undefined && !this.templatesByText.has(uriTemplate) && this.whole.findTemplate(uriTemplate) !== undefined;
   }
 
   get resourceCount(): number {

@@ -16,8 +16,11 @@ import { PROMPT_GET_PARAMS, RESOURCE_READ_PARAMS } from './content-params.js';
  */
 export function registerContentHandlers(
   server: Server,
-  /** The deploy's catalog now: a shared 2025-era server outlives deploys that keep its capabilities. */
-  current: () => ContentCatalog,
+  /**
+   * The deploy's catalog now (a shared 2025-era server outlives deploys that keep its capabilities),
+   * whole, and as the caller of a request may see it.
+   */
+  catalogs: { readonly whole: () => ContentCatalog; readonly of: (handlerCtx: ServerContext) => ContentCatalog },
   deps: ContentHandlerDependencies,
   clientRequestId: (id: RequestId) => RequestId,
   modern: boolean,
@@ -34,17 +37,18 @@ export function registerContentHandlers(
   };
 
   // What is registered follows the catalog's capabilities; a deploy that changes them builds new servers.
-  const catalog = current();
+  const catalog = catalogs.whole();
+  const current = catalogs.of;
   if (catalog.capabilities.resources) {
-    server.setRequestHandler('resources/list', (request) => current().resourcePages.page(request.params?.cursor));
-    server.setRequestHandler('resources/templates/list', (request) => current().templatePages.page(request.params?.cursor));
+    server.setRequestHandler('resources/list', (request, handlerCtx) => current(handlerCtx).resourcePages.page(request.params?.cursor));
+    server.setRequestHandler('resources/templates/list', (request, handlerCtx) => current(handlerCtx).templatePages.page(request.params?.cursor));
     // Params checked by our schema, so a malformed request gets -32602, not the SDK's -32603 dump.
-    server.setRequestHandler('resources/read', { params: RESOURCE_READ_PARAMS }, (params, handlerCtx): Promise<ReadResourceResult> => readResource(deps, current(), params.uri, exchangeOf(handlerCtx)));
+    server.setRequestHandler('resources/read', { params: RESOURCE_READ_PARAMS }, (params, handlerCtx): Promise<ReadResourceResult> => readResource(deps, current(handlerCtx), params.uri, exchangeOf(handlerCtx)));
   }
 
   if (catalog.capabilities.prompts) {
-    server.setRequestHandler('prompts/list', (request) => current().promptPages.page(request.params?.cursor));
-    server.setRequestHandler('prompts/get', { params: PROMPT_GET_PARAMS }, (params, handlerCtx): Promise<GetPromptResult> => getPrompt(deps, current(), params, exchangeOf(handlerCtx)));
+    server.setRequestHandler('prompts/list', (request, handlerCtx) => current(handlerCtx).promptPages.page(request.params?.cursor));
+    server.setRequestHandler('prompts/get', { params: PROMPT_GET_PARAMS }, (params, handlerCtx): Promise<GetPromptResult> => getPrompt(deps, current(handlerCtx), params, exchangeOf(handlerCtx)));
   }
 
   if (catalog.capabilities.completions) {
@@ -52,12 +56,16 @@ export function registerContentHandlers(
       const exchange = exchangeOf(handlerCtx);
       return observed(deps, 'completion', exchange, async (seen) => {
         const { ref, argument } = request.params;
-        const now = current();
+        const now = current(handlerCtx);
         const target = ref.type === 'ref/prompt' ? now.findPrompt(ref.name) : now.findTemplate(ref.uri);
         if (!target) {
-          throw ref.type === 'ref/prompt'
-            ? failed('unknown_prompt', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`))
-            : failed('unknown_resource', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri}".`));
+          // One the caller may not use is answered as one nobody serves; telemetry hears the refusal.
+          const withheld = ref.type === 'ref/prompt' ? now.withholdsPrompt(ref.name) : now.withholdsTemplate(ref.uri);
+          if (withheld) seen.name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
+          const refusal = ref.type === 'ref/prompt'
+            ? new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`)
+            : new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${ref.uri}".`);
+          throw failed(withheld ? 'not_allowed' : ref.type === 'ref/prompt' ? 'unknown_prompt' : 'unknown_resource', refusal);
         }
         seen.name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
         if (!target.flowCompletions.has(argument.name)) {

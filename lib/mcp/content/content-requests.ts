@@ -86,7 +86,11 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
   return observed(deps, 'resource', exchange, async (seen) => {
     const found = catalog.findResource(uri);
     // The SDK sends -32602 with data { uri } (2026-07-28); the 2025 exchange hub restores -32002.
-    if (!found) throw failed('unknown_resource', new ResourceNotFoundError(uri));
+    if (!found) {
+      // A resource the caller may not read is answered as one nobody serves; telemetry hears the refusal.
+      if (catalog.withholdsResource(uri)) seen.name = catalog.wholeResourceName(uri);
+      throw failed(seen.name === 'unknown' ? 'unknown_resource' : 'not_allowed', new ResourceNotFoundError(uri));
+    }
     const { resource, variables } = found;
     seen.name = resource.uri;
     if (resource.staticText !== undefined) {
@@ -114,7 +118,9 @@ export function getPrompt(deps: ContentHandlerDependencies, catalog: ContentCata
     const name = params.name;
     const prompt = catalog.findPrompt(name);
     if (!prompt) {
-      throw failed('unknown_prompt', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list to see the prompts this endpoint offers.`));
+      const withheld = catalog.withholdsPrompt(name);
+      if (withheld) seen.name = name;
+      throw failed(withheld ? 'not_allowed' : 'unknown_prompt', new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Call prompts/list to see the prompts this endpoint offers.`));
     }
     seen.name = prompt.name;
     seen.mode = prompt.template ? 'static' : 'flow';

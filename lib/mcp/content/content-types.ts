@@ -36,6 +36,8 @@ export type ContentOutcome =
   | 'invalid_arguments'
   | 'unknown_resource'
   | 'unknown_prompt'
+  /** The caller's groups do not include one the item allows; answered as an unknown item. */
+  | 'not_allowed'
   | 'busy'
   | 'timeout'
   | 'stopped'

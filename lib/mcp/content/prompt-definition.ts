@@ -1,4 +1,5 @@
 import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/server';
+import { parseAllowedGroups } from '../../access/allowed-groups.js';
 import { McpPaletteError } from '../../core/errors.js';
 import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { splitValues, type CompletionValues } from './completion-values.js';
@@ -13,6 +14,8 @@ export interface PromptConfig {
   readonly messages?: unknown;
   readonly endpoint?: unknown;
   readonly timeout?: unknown;
+  /** Groups whose members may see and get the prompt; empty: the endpoint's groups. */
+  readonly allowedGroups?: unknown;
 }
 
 export interface PromptArgumentDefinition {
@@ -38,6 +41,8 @@ export interface PromptDefinition {
   readonly completions: CompletionValues;
   /** Arguments whose completions the flow answers (mcp-completion) instead of a list set here. */
   readonly flowCompletions: ReadonlySet<string>;
+  /** Only members of one of these groups see and may get it (OAuth endpoints); absent: every caller let in. */
+  readonly allowedGroups?: readonly string[];
 }
 
 /** Same rule as tool names: clients turn prompt names into commands. */
@@ -55,7 +60,8 @@ export function parsePromptConfig(config: PromptConfig): PromptDefinition {
     ...listedName(name, config),
     ...(definitions.length > 0 ? { arguments: definitions.map((argument) => ({ ...argument })) } : {}),
   };
-  return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions, flowCompletions });
+  const allowedGroups = parseAllowedGroups(config.allowedGroups);
+  return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions, flowCompletions, ...(allowedGroups ? { allowedGroups } : {}) });
 }
 
 /** Argument names that appear more than once, for the editor and the runtime alike. */

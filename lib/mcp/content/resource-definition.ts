@@ -2,6 +2,7 @@ import type { ListResourceTemplatesResult, Resource } from '@modelcontextprotoco
 
 /** One entry of `resources/templates/list` (the SDK's `ResourceTemplate` name is its server class). */
 export type ResourceTemplateListing = ListResourceTemplatesResult['resourceTemplates'][number];
+import { parseAllowedGroups } from '../../access/allowed-groups.js';
 import { McpPaletteError } from '../../core/errors.js';
 import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { parseCompletionLines, splitValues, type CompletionValues } from './completion-values.js';
@@ -27,6 +28,8 @@ export interface ResourceConfig {
   readonly priority?: unknown;
   readonly endpoint?: unknown;
   readonly timeout?: unknown;
+  /** Groups whose members may see and read the resource; empty: the endpoint's groups. */
+  readonly allowedGroups?: unknown;
 }
 
 /** A resource ready to serve: a fixed URI or a parsed template, checked once at deploy. */
@@ -46,6 +49,8 @@ export interface ResourceDefinition {
   readonly completions: CompletionValues;
   /** Template variables whose completions the flow answers. */
   readonly flowCompletions: ReadonlySet<string>;
+  /** Only members of one of these groups see and may read it (OAuth endpoints); absent: every caller let in. */
+  readonly allowedGroups?: readonly string[];
 }
 
 /** `type/subtype`, optionally with parameters (RFC 6838 token characters). */
@@ -104,7 +109,8 @@ export function parseResourceConfig(config: ResourceConfig): ResourceDefinition 
   const listing: Resource | ResourceTemplateListing = template
     ? { uriTemplate: uri, ...common }
     : { uri, ...common, ...(size !== undefined ? { size } : {}) };
-  return Object.freeze({ name, binding, timeoutMs, uri, template, mimeType, staticText, listing, completions, flowCompletions });
+  const allowedGroups = parseAllowedGroups(config.allowedGroups);
+  return Object.freeze({ name, binding, timeoutMs, uri, template, mimeType, staticText, listing, completions, flowCompletions, ...(allowedGroups ? { allowedGroups } : {}) });
 }
 
 /** The variables named here are completed by the flow; each must be a variable without a list. */

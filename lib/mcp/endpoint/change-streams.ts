@@ -1,15 +1,16 @@
 import type { ServerResponse } from 'node:http';
-import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { callerKey } from '../../access/caller-key.js';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { LogThrottle } from '../../core/log-throttle.js';
 import type { Logger } from '../../core/logger.js';
 import { sendJsonRpcError } from '../../http/responses.js';
 import { writeJsonRpcError } from '../json-rpc-answers.js';
-import { listChangedEvent, type ListKind } from '../list-changes.js';
+import type { CatalogView } from '../catalog-view.js';
+import type { ListKind } from '../list-changes.js';
 import type { ListenRequest } from '../listen-request.js';
 import { ListenShares } from '../listen-shares.js';
 import { ResourceWatchers } from '../resource-watchers.js';
+import { ViewedEventBus } from './viewed-event-bus.js';
 
 /** What became of a flow's `mcp-resource-updated`: sent to open streams, nobody listening, or no such resource. */
 export type UpdateDelivery = 'sent' | 'unwatched' | 'unknown';
@@ -21,7 +22,7 @@ export type UpdateDelivery = 'sent' | 'unwatched' | 'unknown';
  * filtering, keep-alive, graceful close on stop); this part feeds it and decides who may open one.
  */
 export class ChangeStreams {
-  readonly bus: InMemoryServerEventBus;
+  readonly bus: ViewedEventBus;
   private readonly watchers = new ResourceWatchers();
   private readonly shares: ListenShares;
   /** A client hammering a full endpoint would otherwise write a warning per attempt. */
@@ -31,14 +32,18 @@ export class ChangeStreams {
     private readonly path: string,
     readonly maxStreams: number,
     private readonly logger: Logger,
+    viewFor: (caller: CallerIdentity) => CatalogView,
   ) {
-    this.bus = new InMemoryServerEventBus((error) => logger.warn(`a change notification on ${path} failed: ${error.message}`));
+    this.bus = new ViewedEventBus(viewFor, (error) => logger.warn(`a change notification on ${path} failed: ${error.message}`));
     this.shares = new ListenShares(maxStreams);
   }
 
-  /** Tells the open streams that asked for them that these lists changed (after a deploy here or elsewhere). */
-  listsChanged(kinds: readonly ListKind[]): void {
-    for (const kind of kinds) this.bus.publish(listChangedEvent(kind));
+  /**
+   * Tells the open streams that asked for them that these lists changed: after a deploy here, each
+   * caller of those that changed in its own view; after one `elsewhere`, every caller.
+   */
+  listsChanged(kinds: readonly ListKind[], elsewhere = false): void {
+    this.bus.listsChanged(kinds, elsewhere);
   }
 
   /** A flow's news that a resource the endpoint serves changed, for the open streams that watch its URI. */

@@ -56,7 +56,7 @@ export function buildEndpointParts(options: McpEndpointOptions): EndpointParts {
   const roundStates: RoundTripStates = { sealer: options.requestStates ?? requestStateSealer(), used: new UsedStates(options.answersStore ?? options.tasks?.store) };
   // As many calls may wait for their clients' answers as may run in the flow at once.
   const relay = new LegacyInputRelay({ ...(options.answersStore ? { store: options.answersStore } : {}), logger, maxAsking: options.maxInFlight });
-  const streams = new ChangeStreams(path, options.maxStreams ?? DEFAULTS.maxListenStreams, logger);
+  const streams = new ChangeStreams(path, options.maxStreams ?? DEFAULTS.maxListenStreams, logger, (caller) => deployed.viewFor(caller));
   const report = callReporter(options);
   const taskCalls: ToolTaskDependencies | undefined = tasks && taskBroker && {
     path,

@@ -14,6 +14,7 @@ import { narrowListenRequest } from '../listen-request.js';
 import { plainLegacyToolCall, plainLegacyToolsListId, plainModernToolCall, plainModernToolsListId, plainPromptGet, plainResourceRead } from '../plain-requests.js';
 import { serveDirectPrompt, serveDirectRead } from '../content/direct-content.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol-version.js';
+import type { CatalogView } from '../catalog-view.js';
 import type { EndpointParts } from './endpoint-parts.js';
 import { takeClientAnswers } from './legacy-answers.js';
 import { refuseParamHeaderMismatch } from './param-header-refusal.js';
@@ -34,14 +35,14 @@ export interface RouteSettings {
  */
 export function endpointRoutes(parts: EndpointParts, settings: RouteSettings): readonly RequestRoute[] {
   const { path, logger } = settings;
-  const { deployed, relay, legacy, modern, streams } = parts;
+  const { relay, legacy, modern, streams } = parts;
   return [
     //    request kind                          recognised by                                 served by
     route('cancel (notifications/cancelled)',   (i) => cancelledRequestId(i.body),            (i, id) => cancel(parts, i, id)),
     route('2025 answers to a flow\'s questions', (i) => clientAnswersIn(i.body),              (i, answers) => takeClientAnswers(relay, path, logger, answers, i.exchange.caller, i.res)),
     ...(settings.directAnswers ? [
-      route('2025 tools/list, first page',      (i) => plainLegacyToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, deployed.tools.listAnswerHead, id)),
-      route('2026-07-28 tools/list, first page', (i) => plainModernToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, deployed.tools.modernListAnswerHead(parts.direct.serverInfo), id)),
+      route('2025 tools/list, first page',      (i) => plainLegacyToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, viewOf(parts, i).tools.listAnswerHead, id)),
+      route('2026-07-28 tools/list, first page', (i) => plainModernToolsListId(i.req, i.body), (i, id) => writeJsonRpcAnswerFromHead(i.res, viewOf(parts, i).tools.modernListAnswerHead(parts.direct.serverInfo), id)),
       route('plain tools/call',                 (i) => plainFlowToolCall(parts, i),           (i, [call, tool]) => serveDirectCall(parts.direct, call, tool, i.exchange, i.res)),
       route('plain resources/read',             (i) => plainRead(parts, i),                   (i, [read, content]) => serveDirectRead(parts.directContent, content, read, i.exchange, i.res)),
       route('plain prompts/get',                (i) => plainPrompt(parts, i),                 (i, [get, content]) => serveDirectPrompt(parts.directContent, content, get, i.exchange, i.res)),
@@ -49,12 +50,13 @@ export function endpointRoutes(parts: EndpointParts, settings: RouteSettings): r
     route('request without a valid Host',       (i) => (i.webRequest() === null ? true : undefined), (i) => sendJsonRpcError(i.res, 400, -32600, 'Invalid request: the Host header does not form a valid URL.')),
     route('2025-era exchange',                  (i) => legacyOrUndefined(i),                  (i, request) => answerWeb(settings, i, legacy.serve(request, i.authInfo, i.body, i.exchange))),
     route('2026-07-28 tools request',           (i) => (isToolsRequest(i.body) ? i.webRequest()! : undefined), (i, request) => {
-      if (refuseParamHeaderMismatch(deployed.tools, i.req, i.res, i.body, logger, path)) return;
+      if (refuseParamHeaderMismatch(viewOf(parts, i).tools, i.req, i.res, i.body, logger, path)) return;
       return answerWeb(settings, i, modern.fetch(request, { authInfo: i.authInfo, parsedBody: i.body }));
     }),
-    route('2026-07-28 subscriptions/listen',    (i) => narrowListenRequest(i.body, (uri) => deployed.content.findResource(uri) !== undefined), (i, listen) => {
+    route('2026-07-28 subscriptions/listen',    (i) => narrowListenRequest(i.body, (uri) => viewOf(parts, i).content.findResource(uri) !== undefined), (i, listen) => {
       // Served when its caller has a stream of its share left; the refusal is answered otherwise.
-      if (streams.admit(listen, i.exchange.caller, i.res)) return stream(parts, i, listen.body);
+      // Opened as its caller's, so each deploy tells it only of changes in its own view.
+      if (streams.admit(listen, i.exchange.caller, i.res)) return streams.bus.openFor(i.exchange.caller, () => stream(parts, i, listen.body));
     }),
     route('any other 2026-07-28 request',       () => true,                                   (i) => stream(parts, i, i.body)),
   ];
@@ -72,22 +74,25 @@ function plainFlowToolCall(parts: EndpointParts, inbound: Inbound) {
   const call = req.headers['mcp-protocol-version'] === MODERN_PROTOCOL_VERSION ? plainModernToolCall(req, body) : plainLegacyToolCall(req, body);
   if (!call) return undefined;
   const logLevel = parts.logLevels.isEmpty ? undefined : parts.logLevels.get(callerKey(inbound.exchange.caller));
-  const tool = directlyServedTool(parts.deployed.tools, call, logLevel);
+  const tool = directlyServedTool(viewOf(parts, inbound).tools, call, logLevel);
   return tool && ([call, tool] as const);
 }
 
-/** A plain resources/read on an endpoint that has resources (else the SDK answers: method not found), with the catalog it reads. */
+/** A plain resources/read on an endpoint that has resources (else the SDK answers: method not found), with the caller's catalog. */
 function plainRead(parts: EndpointParts, inbound: Inbound) {
-  const content = parts.deployed.content;
-  const read = content.capabilities.resources ? plainResourceRead(inbound.req, inbound.body) : undefined;
-  return read && ([read, content] as const);
+  const read = parts.deployed.content.capabilities.resources ? plainResourceRead(inbound.req, inbound.body) : undefined;
+  return read && ([read, viewOf(parts, inbound).content] as const);
 }
 
-/** A plain prompts/get on an endpoint that has prompts, with the catalog it reads. */
+/** A plain prompts/get on an endpoint that has prompts, with the caller's catalog. */
 function plainPrompt(parts: EndpointParts, inbound: Inbound) {
-  const content = parts.deployed.content;
-  const get = content.capabilities.prompts ? plainPromptGet(inbound.req, inbound.body) : undefined;
-  return get && ([get, content] as const);
+  const get = parts.deployed.content.capabilities.prompts ? plainPromptGet(inbound.req, inbound.body) : undefined;
+  return get && ([get, viewOf(parts, inbound).content] as const);
+}
+
+/** What the caller of a request may see: chosen when the endpoint admitted it, else for its caller now. */
+function viewOf(parts: EndpointParts, inbound: Inbound): CatalogView {
+  return inbound.exchange.view ?? parts.deployed.viewFor(inbound.exchange.caller);
 }
 
 /**

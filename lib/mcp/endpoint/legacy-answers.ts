@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
-import { callerKey } from '../../access/caller-key.js';
+import { callerWithGroupsKey } from '../../access/caller-key.js';
 import type { Logger } from '../../core/logger.js';
 import { sendJsonRpcError } from '../../http/responses.js';
 import { MAX_ANSWERS_PER_POST, type ClientAnswer, type LegacyInputRelay } from '../../input/legacy-input-relay.js';
@@ -14,7 +14,7 @@ import { MAX_ANSWERS_PER_POST, type ClientAnswer, type LegacyInputRelay } from '
  */
 export async function takeClientAnswers(relay: LegacyInputRelay, path: string, logger: Logger, answers: readonly ClientAnswer[], caller: CallerIdentity, res: ServerResponse): Promise<void> {
   if (answers.length > MAX_ANSWERS_PER_POST) return sendJsonRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_ANSWERS_PER_POST} messages`);
-  const outcome = await relay.answerAll(answers, callerKey(caller)).catch(() => ({ delivered: 0, forwarded: 0, unknown: answers.length }));
+  const outcome = await relay.answerAll(answers, callerWithGroupsKey(caller)).catch(() => ({ delivered: 0, forwarded: 0, unknown: answers.length }));
   if ('invalid' in outcome) {
     logger.debug(`MCP answer on ${path} refused: ${outcome.invalid.length} answer(s) do not fit the question they answer`);
     const named = outcome.invalid.slice(0, 5).map(({ id, problem }) => `request ${JSON.stringify(id)}: ${problem}`);

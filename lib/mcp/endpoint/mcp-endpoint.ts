@@ -55,7 +55,8 @@ export class McpEndpoint {
       }
       return;
     }
-    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res };
+    // What this caller may see of the deploy: one lookup, the views themselves are built once per deploy.
+    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res, view: this.parts.deployed.viewFor(decision.caller) };
     // Read and parse the body once, whatever the access mode (OAuth already had to).
     let body = decision.parsedBody;
     if (body === undefined && req.method === 'POST') {
@@ -111,9 +112,12 @@ export class McpEndpoint {
     if (this.parts.deployed.setContent(content)) this.parts.legacy.rebuild();
   }
 
-  /** Tells the open streams that asked for them that these lists changed (after a deploy here or elsewhere). */
-  listsChanged(kinds: readonly ListKind[]): void {
-    this.parts.streams.listsChanged(kinds);
+  /**
+   * Tells the open streams that asked for them that these lists changed: after a deploy here, each
+   * caller only of lists that changed in its own view; after one `elsewhere` (another instance), all.
+   */
+  listsChanged(kinds: readonly ListKind[], elsewhere = false): void {
+    this.parts.streams.listsChanged(kinds, elsewhere);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ProtocolError, Server, WebStandardStreamableHTTPServerTransport, type AuthInfo, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
+import { ProtocolError, Server, WebStandardStreamableHTTPServerTransport, type AuthInfo, type CallToolResult, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
 import { callerKey } from '../../access/caller-key.js';
 import { PACKAGE_VERSION } from '../../core/defaults.js';
 import type { Logger } from '../../core/logger.js';
@@ -7,7 +7,7 @@ import { callToolViaSdk, type SdkToolCallDependencies } from '../calls/sdk-tool-
 import { hasToolCall, wantsProgress } from '../call-stream.js';
 import { registerContentHandlers } from '../content/content-handlers.js';
 import type { ContentHandlerDependencies } from '../content/content-types.js';
-import { exchangeOf, type Exchange } from '../exchange.js';
+import { exchangeOf, viewOf, type Exchange } from '../exchange.js';
 import { isPlainObject } from '../json-schema.js';
 import { LegacyExchangeHub } from '../legacy-exchange-hub.js';
 import { isLogLevel, type LogLevelBook } from '../log-levels.js';
@@ -48,8 +48,15 @@ export function createSdkServer(deps: SdkServerDependencies, era: Era, clientReq
       supportedProtocolVersions: LEGACY_VERSIONS_OPTION,
     },
   );
-  if (tasks) registerTaskHandlers(server, era, { tasks, ownerOf: (handlerCtx) => callerKey(exchangeOf(handlerCtx)?.caller ?? {}) });
-  server.setRequestHandler('tools/list', (request) => deployed.tools.page(request.params?.cursor));
+  const view = (handlerCtx: ServerContext) => viewOf(handlerCtx, (caller) => deployed.viewFor(caller));
+  if (tasks) {
+    registerTaskHandlers(server, era, {
+      tasks,
+      ownerOf: (handlerCtx) => callerKey(exchangeOf(handlerCtx)?.caller ?? {}),
+      mayUse: (tool, handlerCtx) => !view(handlerCtx).tools.withholds(tool),
+    });
+  }
+  server.setRequestHandler('tools/list', (request, handlerCtx) => view(handlerCtx).tools.page(request.params?.cursor));
   // Replaces the SDK's own, which keeps one level per session: stateless traffic has none.
   server.setRequestHandler('logging/setLevel', (request, handlerCtx) => {
     const level = request.params.level;
@@ -58,8 +65,8 @@ export function createSdkServer(deps: SdkServerDependencies, era: Era, clientReq
     return {};
   });
   const site = { server, era, clientRequestId, hub };
-  server.setRequestHandler('tools/call', (request, handlerCtx) => callToolViaSdk(deps.toolCalls, site, deployed.tools, request, handlerCtx));
-  if (!content.isEmpty) registerContentHandlers(server, () => deployed.content, deps.content, clientRequestId, era === 'modern');
+  server.setRequestHandler('tools/call', (request, handlerCtx) => callToolViaSdk(deps.toolCalls, site, view(handlerCtx).tools, request, handlerCtx));
+  if (!content.isEmpty) registerContentHandlers(server, { whole: () => deployed.content, of: (handlerCtx) => view(handlerCtx).content }, deps.content, clientRequestId, era === 'modern');
   return server;
 }
 
@@ -114,7 +121,7 @@ export class LegacyExchanges {
     // chose a log level, or a tool that may ask the client. Only then does the exchange pay for a stream.
     const logLevels = this.deps.logLevels;
     if (!logLevels.isEmpty && hasToolCall(parsedBody)) exchange.legacyLogLevel = logLevels.get(callerKey(exchange.caller));
-    const streamed = exchange.legacyLogLevel !== undefined || wantsProgress(parsedBody) || this.asksClient(parsedBody);
+    const streamed = exchange.legacyLogLevel !== undefined || wantsProgress(parsedBody) || this.asksClient(parsedBody, exchange);
     exchange.legacyStreamed = streamed;
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed, supportedProtocolVersions: LEGACY_VERSIONS_OPTION });
     this.hub.attach(transport);
@@ -125,10 +132,14 @@ export class LegacyExchanges {
     return this.server.close();
   }
 
-  /** Whether a 2025-era body calls a tool that may ask the client, so its answer must be a stream. */
-  private asksClient(body: unknown): boolean {
+  /**
+   * Whether a 2025-era body calls a tool that may ask the client, so its answer must be a stream. A
+   * tool the caller may not use is answered as an unknown one, in the same JSON framing.
+   */
+  private asksClient(body: unknown, exchange: Exchange): boolean {
     if (!isPlainObject(body) || body['method'] !== 'tools/call' || !isPlainObject(body['params'])) return false;
     const name = body['params']['name'];
-    return typeof name === 'string' && this.deps.deployed.tools.find(name)?.asks !== undefined;
+    const tools = (exchange.view ?? this.deps.deployed.viewFor(exchange.caller)).tools;
+    return typeof name === 'string' && tools.find(name)?.asks !== undefined;
   }
 }
