@@ -6,6 +6,7 @@ import { issuesOfFaults, SchemaRefusal, type SchemaIssue } from './schema-issues
 import { isValidEndpointPath } from './endpoint-path.js';
 import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
 import { INPUT_KINDS, type InputKind } from '../input/input-requests.js';
+import { parseToolViewMeta } from './app-ui.js';
 
 /** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -33,6 +34,10 @@ export interface ToolConfig {
   readonly asksRequired?: unknown;
   /** true: a call that runs as a task asks its questions first, and becomes a task once answered (2026-07-28). */
   readonly asksBeforeTask?: unknown;
+  /** The `ui://` URI of the MCP Apps view the tool shows (app-ui.ts); empty or absent for none. */
+  readonly appView?: unknown;
+  /** Who may call the tool: `model`, `app`, `both`, or empty (the extension's default, both). */
+  readonly visibility?: unknown;
 }
 
 /** How a tool runs as a task: MCP's `execution.taskSupport`, where `forbidden` is the default. */
@@ -71,6 +76,8 @@ export interface ToolDefinition {
   readonly modeOfRefused?: (args: unknown) => string | undefined;
   /** Set for a tool an edge Node-RED offers this hub: calls go to that site through Redis. */
   readonly relay?: { readonly site: string; readonly tool: string };
+  /** Set for a tool that shows an MCP Apps view: its flow learns whether the client shows views (`msg.mcp.ui`). */
+  readonly showsView?: true;
 }
 
 /** What an in-process tool returns: the result, plus facts for the call's telemetry. */
@@ -99,12 +106,14 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const checkStructuredContent = outputSchema ? compileOrThrow(outputSchema, 'output') : undefined;
 
   const named = listedName(name, config);
+  const viewMeta = parseToolViewMeta(config);
   const listing: Tool = {
     ...named,
     inputSchema: inputSchema as Tool['inputSchema'],
     ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
     annotations: parseAnnotations(config, named.title),
     ...(taskSupport !== 'forbidden' ? { execution: { taskSupport } } : {}),
+    ...(viewMeta ? { _meta: viewMeta } : {}),
   };
   return Object.freeze({
     name,
@@ -118,6 +127,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     checkArguments,
     checkStructuredContent,
     ...(paramHeaders.length > 0 ? { paramHeaders } : {}),
+    ...(typeof config.appView === 'string' && config.appView.trim() !== '' ? { showsView: true as const } : {}),
   });
 }
 

@@ -46,6 +46,8 @@ export interface ResourceDefinition {
   readonly completions: CompletionValues;
   /** Template variables whose completions the flow answers. */
   readonly flowCompletions: ReadonlySet<string>;
+  /** Set for an MCP Apps view (app-view.ts): the `_meta` every read's contents carry, whatever the flow sent. */
+  readonly appMeta?: Readonly<Record<string, unknown>>;
 }
 
 /** `type/subtype`, optionally with parameters (RFC 6838 token characters). */
