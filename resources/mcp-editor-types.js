@@ -56,6 +56,13 @@
                     return pattern.test(text(v)) ? true : t(key);
                 };
             },
+            /** A name that is not blank once trimmed, of at most `max` characters (resource and view names). */
+            nameUpTo: function (max, key) {
+                return function (v, opt) {
+                    var s = text(v).trim();
+                    return s !== "" && s.length <= max ? true : t(key);
+                };
+            },
             /** One of `values`, exactly. */
             oneOf: function (values, key) {
                 return function (v, opt) {

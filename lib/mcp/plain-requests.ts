@@ -60,6 +60,8 @@ export interface PlainToolCall {
   readonly revision: string;
   readonly name: string;
   readonly arguments: Record<string, unknown>;
+  /** What a 2026-07-28 client declared it can do (its envelope's capabilities); undefined on the 2025 revisions. */
+  readonly clientCapabilities?: Record<string, unknown>;
 }
 
 /**
@@ -133,8 +135,10 @@ export function plainModernToolsListId(req: IncomingMessage, body: unknown): str
 export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
   if (req.headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION) return undefined;
   const call = plainCallParams(body);
-  if (!call || req.headers['mcp-name'] !== call.name || !plainModernEnvelope(req, body, 'tools/call', call.meta)) return undefined;
-  return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments };
+  const envelope = call && req.headers['mcp-name'] === call.name ? plainModernEnvelope(req, body, 'tools/call', call.meta) : undefined;
+  if (!call || !envelope) return undefined;
+  const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
+  return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities: isPlainObject(declared) ? declared : {} };
 }
 
 /**

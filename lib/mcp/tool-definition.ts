@@ -7,6 +7,7 @@ import { isValidEndpointPath } from './endpoint-path.js';
 import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
 import { INPUT_KINDS, type InputKind } from '../input/input-requests.js';
 import { parseAllowedGroups } from '../access/allowed-groups.js';
+import { parseToolViewMeta } from './app-ui.js';
 
 /** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -36,6 +37,10 @@ export interface ToolConfig {
   readonly asksBeforeTask?: unknown;
   /** Groups whose members may see and call the tool, comma- or space-separated; empty: the endpoint's groups. */
   readonly allowedGroups?: unknown;
+  /** The `ui://` URI of the MCP Apps view the tool shows (app-ui.ts); empty or absent for none. */
+  readonly appView?: unknown;
+  /** Who may call the tool: `model`, `app`, `both`, or empty (the extension's default, both). */
+  readonly visibility?: unknown;
 }
 
 /** How a tool runs as a task: MCP's `execution.taskSupport`, where `forbidden` is the default. */
@@ -79,6 +84,8 @@ export interface ToolDefinition {
    * caller the endpoint lets in. On a hub, an edge site's groups.
    */
   readonly allowedGroups?: readonly string[];
+  /** Set for a tool that shows an MCP Apps view: its flow learns whether the client shows views (`msg.mcp.ui`). */
+  readonly showsView?: true;
 }
 
 /** What an in-process tool returns: the result, plus facts for the call's telemetry. */
@@ -108,12 +115,14 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const checkStructuredContent = outputSchema ? compileOrThrow(outputSchema, 'output') : undefined;
 
   const named = listedName(name, config);
+  const viewMeta = parseToolViewMeta(config);
   const listing: Tool = {
     ...named,
     inputSchema: inputSchema as Tool['inputSchema'],
     ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
     annotations: parseAnnotations(config, named.title),
     ...(taskSupport !== 'forbidden' ? { execution: { taskSupport } } : {}),
+    ...(viewMeta ? { _meta: viewMeta } : {}),
   };
   return Object.freeze({
     name,
@@ -128,6 +137,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     checkStructuredContent,
     ...(paramHeaders.length > 0 ? { paramHeaders } : {}),
     ...(allowedGroups ? { allowedGroups } : {}),
+    ...(typeof config.appView === 'string' && config.appView.trim() !== '' ? { showsView: true as const } : {}),
   });
 }
 

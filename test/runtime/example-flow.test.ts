@@ -161,7 +161,7 @@ describe(`the example flow on ${nodeRedPackage} (packed tarball installed into a
   });
 
   describe('packaging: what the editor loads from the installed tarball', () => {
-    const types = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry', 'mcp-resource', 'mcp-prompt', 'mcp-redis', 'mcp-auth', 'mcp-server-metrics'];
+    const types = ['mcp-runtime', 'mcp-flow-server', 'mcp-tool-registry', 'mcp-resource', 'mcp-prompt', 'mcp-app-view', 'mcp-redis', 'mcp-auth', 'mcp-server-metrics'];
 
     it('registers every node type from the package', async () => {
       const response = await fetch(`${nodeRed.adminUrl}/nodes`, { headers: { accept: 'application/json' } });

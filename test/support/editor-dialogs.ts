@@ -15,9 +15,14 @@ export const AUTH = 'ed0000000000aa02';
 export const METRICS = 'ed0000000000aa03';
 export const RESOURCE = '7b2c0e1d4a5f6006';
 export const PROMPT = '7b2c0e1d4a5f6009';
+export const APP_VIEW = '8c3d1f2e5b6a7005';
 
 function plantStatusNodes(ids: string[]): FlowNode[] {
-  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', 'plant-status.json'), 'utf8')) as FlowNode[];
+  return exampleNodes('plant-status.json', ids);
+}
+
+function exampleNodes(file: string, ids: string[]): FlowNode[] {
+  const flows = JSON.parse(readFileSync(join(repoRoot, 'examples', file), 'utf8')) as FlowNode[];
   return ids.map((id) => flows.find((node) => node.id === id)!);
 }
 
@@ -28,6 +33,8 @@ export const otherMcpNodes: FlowNode[] = [
   { id: METRICS, type: 'mcp-server-metrics', z: EXAMPLE_TAB, name: '', runtime: RUNTIME, x: 160, y: 420, wires: [[]] },
   // A resource and a prompt as the plant-status example has them, bound to the example's endpoint.
   ...plantStatusNodes([RESOURCE, PROMPT]).map((node) => ({ ...node, z: EXAMPLE_TAB, endpoint: '/mcp' })),
+  // The live chart example's view, likewise.
+  ...exampleNodes('app-live-chart.json', [APP_VIEW]).map((node) => ({ ...node, z: EXAMPLE_TAB, endpoint: '/mcp', x: 160, y: 480 })),
 ];
 
 /** The example flow on `port` with one node of every palette type. */
@@ -42,6 +49,7 @@ export const DIALOGS = [
   { type: 'mcp-server-metrics', id: METRICS, field: '#node-input-runtime', config: false },
   { type: 'mcp-resource', id: RESOURCE, field: '#node-input-resourceName', config: false },
   { type: 'mcp-prompt', id: PROMPT, field: '#node-input-promptName', config: false },
+  { type: 'mcp-app-view', id: APP_VIEW, field: '#node-input-resourceName', config: false },
   { type: 'mcp-runtime', id: RUNTIME, field: '#node-config-input-host', config: true },
   { type: 'mcp-redis', id: STORAGE, field: '#node-config-input-mode', config: true },
   { type: 'mcp-auth', id: AUTH, field: '#node-config-input-slug', config: true },

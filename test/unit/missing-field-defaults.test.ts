@@ -7,6 +7,8 @@ import { describe, it } from 'node:test';
 import { parseAuthConfig } from '../../lib/auth/auth-settings.js';
 import { parseAdminSettings, parseRuntimeConfig } from '../../lib/config/runtime-config.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
+import type { AppViewConfig } from '../../lib/mcp/app-ui.js';
+import { parseAppViewConfig } from '../../lib/mcp/content/app-view.js';
 import { parsePromptConfig, type PromptConfig } from '../../lib/mcp/content/prompt-definition.js';
 import { parseResourceConfig, type ResourceConfig } from '../../lib/mcp/content/resource-definition.js';
 import { parseToolConfig, type ToolConfig } from '../../lib/mcp/tool-definition.js';
@@ -48,6 +50,10 @@ const RUNTIME_READERS: Record<string, { base: Config; read: (config: Config) => 
   'mcp-resource': {
     base: { resourceName: 'status', uri: 'plant://status', endpoint: '/mcp' },
     read: (config) => parseResourceConfig(config as ResourceConfig),
+  },
+  'mcp-app-view': {
+    base: { resourceName: 'chart', uri: 'ui://plant/chart', endpoint: '/mcp' },
+    read: (config) => parseAppViewConfig(config as AppViewConfig),
   },
   'mcp-prompt': {
     base: { promptName: 'report', endpoint: '/mcp', messages: [{ role: 'user', text: 'Report' }] },

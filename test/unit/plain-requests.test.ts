@@ -56,6 +56,7 @@ describe('plainModernToolCall: which 2026-07-28 tool calls may be served directl
       revision: '2026-07-28',
       name: 'echo',
       arguments: { text: 'hi' },
+      clientCapabilities: { elicitation: {} },
     });
     const { 'io.modelcontextprotocol/clientInfo': _, ...withoutClientInfo } = ENVELOPE;
     assert.equal(plainModernToolCall(request(MODERN_HEADERS), call({ name: 'echo', _meta: withoutClientInfo }))?.name, 'echo');

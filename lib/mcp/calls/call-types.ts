@@ -13,6 +13,8 @@ export interface ExecutionContext extends CallerIdentity {
   readonly tool: string;
   readonly protocolVersion: string;
   readonly requestId: string | number;
+  /** For a tool that shows an MCP Apps view: whether the client declared it shows views (absent when the request does not say). */
+  readonly ui?: boolean;
   /** Set when the call runs as a task: the id the client polls. */
   readonly taskId?: string;
   /** Set for a call relayed to an edge site (hub side): where it went. Never reaches a local flow. */

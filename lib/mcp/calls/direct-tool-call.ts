@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { ProtocolError, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { DEFAULTS } from '../../core/defaults.js';
+import { clientShowsViews } from '../app-ui.js';
 import type { ExecutionOutcome, RoundInput } from '../../execution/broker.js';
 import { continueRounds, MAX_INPUT_ROUNDS, NOTHING_DECLARED, type AskDecision } from '../../input/input-rounds.js';
 import type { LogLevel } from '../log-levels.js';
@@ -70,7 +71,7 @@ export async function serveDirectCall(
     finish(tool, 'invalid_arguments', result, mode !== undefined ? { mode } : {}, json);
     return answer(result, json);
   }
-  const context = executionContextOf(exchange.caller, deps.path, tool, call.revision, call.id);
+  const context = executionContextOf(exchange.caller, deps.path, tool, call.revision, call.id, call.clientCapabilities);
   const begin = (input: RoundInput | undefined) => deps.begin(tool, call.arguments, context, exchange.disconnected, finish, input !== undefined ? { input } : {});
   let outcome: ExecutionOutcome;
   let inputRounds: number | undefined;
@@ -96,9 +97,20 @@ export async function serveDirectCall(
   answer(result, json);
 }
 
-/** Who calls and what, as the flow sees it in `msg.mcp`. */
-export function executionContextOf(caller: CallerIdentity, endpoint: string, tool: ToolDefinition, protocolVersion: string, requestId: RequestId): ExecutionContext {
+/**
+ * Who calls and what, as the flow sees it in `msg.mcp`; for a tool that shows a view, whether the
+ * client shows views (`ui`), when the request says (2026-07-28 requests carry what the client declared).
+ */
+export function executionContextOf(
+  caller: CallerIdentity,
+  endpoint: string,
+  tool: ToolDefinition,
+  protocolVersion: string,
+  requestId: RequestId,
+  clientCapabilities?: Record<string, unknown>,
+): ExecutionContext {
   const { subject, email, groups, client, editor } = caller;
+  const ui = tool.showsView ? clientShowsViews(clientCapabilities) : undefined;
   return {
     ...(subject !== undefined ? { subject } : {}),
     ...(email !== undefined ? { email } : {}),
@@ -109,6 +121,7 @@ export function executionContextOf(caller: CallerIdentity, endpoint: string, too
     tool: tool.name,
     protocolVersion,
     requestId,
+    ...(ui !== undefined ? { ui } : {}),
     ...(tool.relay ? { relay: tool.relay } : {}),
   };
 }

@@ -83,7 +83,8 @@ export async function callToolViaSdk(deps: SdkToolCallDependencies, site: SdkToo
   const signal = exchange?.disconnected ?? handlerCtx.mcpReq.signal;
   if (tool.runInProcess) return runInProcess(server, tool, tool.runInProcess, args, signal, exchange?.disconnected, finish);
 
-  const context = executionContextOf(exchange?.caller ?? {}, deps.path, tool, protocolVersionOf(handlerCtx), site.clientRequestId(handlerCtx.mcpReq.id));
+  const declared = tool.showsView ? declaredClientCapabilities(handlerCtx) : undefined;
+  const context = executionContextOf(exchange?.caller ?? {}, deps.path, tool, protocolVersionOf(handlerCtx), site.clientRequestId(handlerCtx.mcpReq.id), declared);
   // A tool that asks the client, on 2026-07-28: a client that cannot take what it must ask is
   // refused before the flow runs, and a retry carries the answers of the round before.
   let resumed: RoundInput | undefined;

@@ -1,4 +1,5 @@
 import type { GetPromptResult, PromptMessage, ReadResourceResult } from '@modelcontextprotocol/server';
+import { APP_VIEW_MIME_TYPE } from '../app-ui.js';
 import { isPlainObject } from '../json-schema.js';
 
 type ResourceContents = ReadResourceResult['contents'][number];
@@ -49,6 +50,19 @@ export function resourceResultFrom(contents: unknown, uri: string, mimeType: str
   });
   if (bytes > maxBytes) throw new InvalidAnswerError(`the contents are ${bytes} bytes, over the ${maxBytes}-byte limit`);
   return { contents: normalized };
+}
+
+/**
+ * A flow's answer for an app view: one HTML document of the extension's type at the URI read, sent
+ * with the node's `_meta.ui` only (resourceResultFrom keeps no `_meta` of the flow's), so no flow can
+ * give a view broader content security than its node declares.
+ */
+export function appViewResult(result: ReadResourceResult, uri: string, appMeta: Readonly<Record<string, unknown>>): ReadResourceResult {
+  if (result.contents.length !== 1) throw new InvalidAnswerError(`an app view is one HTML document, not ${result.contents.length} contents items`);
+  const item = result.contents[0]!;
+  if (item.mimeType !== APP_VIEW_MIME_TYPE) throw new InvalidAnswerError(`an app view is ${APP_VIEW_MIME_TYPE}, not ${String(item.mimeType ?? 'untyped')}`);
+  if (item.uri !== uri) throw new InvalidAnswerError(`an app view answers for its own URI ${uri}, not ${item.uri}`);
+  return { contents: [{ ...item, _meta: { ...appMeta } }] };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, Prompt, Resource, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { Admits } from '../../access/access-views.js';
 import { DEFAULTS } from '../../core/defaults.js';
+import { UI_EXTENSION } from '../app-ui.js';
 import { PagedList } from '../paged-list.js';
 import type { ResourceTemplateListing } from './resource-definition.js';
 import type { PromptDefinition } from './prompt-definition.js';
@@ -79,6 +80,8 @@ export class ContentCatalog {
       ...(hasPrompts ? { prompts: {} } : {}),
       // Only prompt arguments and template variables can be completed.
       ...(hasPrompts || this.templates.length > 0 ? { completions: {} } : {}),
+      // MCP Apps is negotiated as an extension (SEP-1724), in both eras alike; only endpoints with a view declare it.
+      ...(byUri.some((resource) => resource.appMeta) ? { extensions: { [UI_EXTENSION]: {} } } : {}),
     });
     this.capabilityKey = Object.keys(this.capabilities).join(',');
   }

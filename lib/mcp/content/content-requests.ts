@@ -9,7 +9,7 @@ import { continueRounds, MAX_INPUT_ROUNDS } from '../../input/input-rounds.js';
 import { SERVER_BUSY } from '../json-rpc-codes.js';
 import { canTake, giveBackIfBusy, inputRequiredResult } from '../round-trips.js';
 import { describeFlowError, formatSeconds } from '../tool-result.js';
-import { InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
+import { appViewResult, InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
 import type { ContentCatalog } from './content-catalog.js';
 import type { ContentCall, ContentContext, ContentExchange, ContentFinished, ContentHandlerDependencies, ContentKind, ContentOutcome } from './content-types.js';
 import { checkPromptArguments, fillPlaceholders, renderPrompt } from './prompt-definition.js';
@@ -96,7 +96,7 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
     if (resource.staticText !== undefined) {
       seen.mode = 'static';
       const text = fillPlaceholders(resource.staticText, variables, new Set(Object.keys(variables)));
-      return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text }] };
+      return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text, ...(resource.appMeta ? { _meta: resource.appMeta } : {}) }] };
     }
     seen.mode = 'flow';
     const call: ContentCall = { kind: 'resource-read', uri, variables, context: contentContextOf(deps, exchange, { resource: resource.uri }) };
@@ -105,7 +105,8 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
     if (outcome.kind === 'asked') return outcome.result as unknown as ReadResourceResult;
     const contents = answerOf(outcome, `Resource ${uri}`);
     try {
-      return resourceResultFrom(contents, uri, resource.mimeType, DEFAULTS.maxResultBytes);
+      const result = resourceResultFrom(contents, uri, resource.mimeType, DEFAULTS.maxResultBytes);
+      return resource.appMeta ? appViewResult(result, uri, resource.appMeta) : result;
     } catch (error) {
       throw invalidAnswer(error, `Resource ${uri}`);
     }

@@ -51,6 +51,8 @@ export interface ResourceDefinition {
   readonly flowCompletions: ReadonlySet<string>;
   /** Only members of one of these groups see and may read it (OAuth endpoints); absent: every caller let in. */
   readonly allowedGroups?: readonly string[];
+  /** Set for an MCP Apps view (app-view.ts): the `_meta` every read's contents carry, whatever the flow sent. */
+  readonly appMeta?: Readonly<Record<string, unknown>>;
 }
 
 /** `type/subtype`, optionally with parameters (RFC 6838 token characters). */

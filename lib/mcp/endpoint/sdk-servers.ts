@@ -1,4 +1,4 @@
-import { ProtocolError, Server, WebStandardStreamableHTTPServerTransport, type AuthInfo, type CallToolResult, type RequestId, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, Server, WebStandardStreamableHTTPServerTransport, type AuthInfo, type CallToolResult, type RequestId, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import { callerKey } from '../../access/caller-key.js';
 import { PACKAGE_VERSION } from '../../core/defaults.js';
 import type { Logger } from '../../core/logger.js';
@@ -44,7 +44,7 @@ export function createSdkServer(deps: SdkServerDependencies, era: Era, clientReq
   const server = new Server(
     { name: deps.serverName, version: PACKAGE_VERSION },
     {
-      capabilities: { ...deployed.capabilities(era === 'modern'), ...(tasks ? taskCapabilities(era) : {}) },
+      capabilities: withExtensions(deployed.capabilities(era === 'modern'), tasks ? taskCapabilities(era) : {}),
       supportedProtocolVersions: LEGACY_VERSIONS_OPTION,
     },
   );
@@ -142,4 +142,10 @@ export class LegacyExchanges {
     const tools = (exchange.view ?? this.deps.deployed.viewFor(exchange.caller)).tools;
     return typeof name === 'string' && tools.find(name)?.asks !== undefined;
   }
+}
+
+/** Both sets of capabilities, with the extensions each declares (tasks, MCP Apps) kept side by side. */
+function withExtensions(declared: ServerCapabilities, more: Record<string, unknown>): ServerCapabilities {
+  const extensions = { ...(declared.extensions ?? {}), ...((more['extensions'] as Record<string, object> | undefined) ?? {}) };
+  return { ...declared, ...more, ...(Object.keys(extensions).length > 0 ? { extensions } : {}) } as ServerCapabilities;
 }
