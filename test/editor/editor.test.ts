@@ -92,7 +92,7 @@ describe('Node-RED editor with the example flow', () => {
       [
         'bindToSoleEndpoint', 'collapsible', 'configNode', 'editedValue', 'endpointPathProblem', 'endpointPicker', 'endpointsUsing', 'expandTemplate',
         'fitLabels', 'isLoopback', 'isMemoryStorage', 'isSecretEnvName', 'isWholeNumber', 'jsonEditor', 'listEntries', 'listenerUrl', 'oauthBaseUrlProblem',
-        'register', 'registerDeclaration', 'showDefaultsOfMissingFields', 'shownEnvName', 'soleEndpointPath', 'text',
+        'register', 'registerDeclaration', 'servedLocally', 'showDefaultsOfMissingFields', 'shownEnvName', 'soleEndpointPath', 'text',
       ],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });

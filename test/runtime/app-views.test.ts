@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { answer, flowServer, runtime, tab, tool } from '../support/flows.js';
+import { answer, appView, flowServer, runtime, tab, tool } from '../support/flows.js';
 import { connect, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
@@ -9,36 +9,6 @@ import { freePort } from '../support/ports.js';
 const UI = 'io.modelcontextprotocol/ui';
 const VIEW_TYPE = 'text/html;profile=mcp-app';
 const CHART_HTML = '<!DOCTYPE html><html><body><p id="out">chart</p></body></html>';
-
-function appView(id: string, options: { uri: string; source: 'static' | 'flow'; text?: string; connectDomains?: string; prefersBorder?: string }): FlowNode {
-  return {
-    id,
-    type: 'mcp-app-view',
-    z: 'tab',
-    name: '',
-    resourceName: id,
-    uri: options.uri,
-    title: '',
-    description: `view ${id}`,
-    source: options.source,
-    text: options.text ?? '',
-    connectDomains: options.connectDomains ?? '',
-    resourceDomains: '',
-    frameDomains: '',
-    baseUriDomains: '',
-    camera: false,
-    microphone: false,
-    geolocation: false,
-    clipboardWrite: false,
-    prefersBorder: options.prefersBorder ?? '',
-    domain: '',
-    endpoint: '/apps',
-    timeout: '10',
-    x: 100,
-    y: 80,
-    wires: [],
-  };
-}
 
 // Tools answer with a text for hosts without views and the data a view draws, plus what msg.mcp.ui
 // said; the flow-answered view tries to widen its own content security, and one view answers the
@@ -66,20 +36,20 @@ return null;`;
 function appFlows(port: number): FlowNode[] {
   const lineSchema = { type: 'object', properties: { line: { type: 'string' } }, required: ['line'] };
   return [
-    tab('tab'),
+    tab(),
     runtime('rt', port),
-    flowServer('fs-apps', { runtime: 'rt', path: '/apps', wires: ['router'], z: 'tab' }),
-    answer('router', ROUTER, 'fs-apps', 'tab'),
+    flowServer('fs-apps', { runtime: 'rt', path: '/apps', wires: ['router'] }),
+    answer('router', ROUTER, 'fs-apps'),
     appView('v-chart', { uri: 'ui://plant/chart', source: 'static', text: CHART_HTML, connectDomains: 'https://api.example.com', prefersBorder: 'true' }),
     appView('v-live', { uri: 'ui://plant/live', source: 'flow' }),
     appView('v-wrong', { uri: 'ui://plant/wrong', source: 'flow' }),
     appView('v-huge', { uri: 'ui://plant/huge', source: 'flow' }),
-    { ...tool('t-show', { name: 'show_chart', endpoint: '/apps', z: 'tab' }), appView: 'ui://plant/chart' },
+    { ...tool('t-show', { name: 'show_chart', endpoint: '/apps' }), appView: 'ui://plant/chart' },
     // A tool that may run as a task takes the SDK's path rather than the direct one: both must tell the flow.
-    { ...tool('t-show-sdk', { name: 'show_chart_sdk', endpoint: '/apps', taskSupport: 'optional', z: 'tab' }), appView: 'ui://plant/chart', visibility: 'model' },
-    { ...tool('t-refresh', { name: 'refresh_chart', endpoint: '/apps', input: lineSchema, z: 'tab' }), appView: 'ui://plant/chart', visibility: 'app' },
-    flowServer('fs-plain', { runtime: 'rt', path: '/plain', z: 'tab' }),
-    tool('t-plain', { name: 'plain_tool', endpoint: '/plain', z: 'tab' }),
+    { ...tool('t-show-sdk', { name: 'show_chart_sdk', endpoint: '/apps', taskSupport: 'optional' }), appView: 'ui://plant/chart', visibility: 'model' },
+    { ...tool('t-refresh', { name: 'refresh_chart', endpoint: '/apps', input: lineSchema }), appView: 'ui://plant/chart', visibility: 'app' },
+    flowServer('fs-plain', { runtime: 'rt', path: '/plain' }),
+    tool('t-plain', { name: 'plain_tool', endpoint: '/plain' }),
   ];
 }
 

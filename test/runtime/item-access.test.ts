@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
-import { answer, flowServer, oauthServer, oidcAuth, prompt, resource, router, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
+import { answer, appView, flowServer, oauthServer, oidcAuth, prompt, resource, router, runtime, runtimeWithBaseUrl, storage, tab, tool } from '../support/flows.js';
 import { JSON_HEADERS, rawRequest, waitForEndpoint, type RawResponse } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, rawAccessToken, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
@@ -41,7 +41,7 @@ function flows(port: number, edgePort: number, issuer: string): FlowNode[] {
     storage('st', 'redis', 'MCP_TEST_REDIS_URL'),
     oidcAuth('auth', { storage: 'st', issuer, clientId: 'bridge', secretEnv: 'MCP_TEST_SECRET', pinned: [claudeLikeDocument(CLIENT_ID)] }),
     { ...oauthServer('plant', { runtime: 'rt', auth: 'auth', path: '/plant', groups: 'staff', wires: ['route'] }), storage: 'st', hubSites: 'plant-a', hubSiteGroups: 'plant-a: plant-a-operators' },
-    router('route', { read_state: 'done-fn', set_point: 'done-fn', plant_a_valve: 'done-fn', confirm_stop: 'confirm-fn', long_report: 'hold-fn' }),
+    router('route', { read_state: 'done-fn', set_point: 'done-fn', plant_a_valve: 'done-fn', confirm_stop: 'confirm-fn', long_report: 'hold-fn', panel_set_point: 'done-fn' }),
     // Never answers: its task keeps running while the test takes a group away.
     answer('hold-fn', `return null;`, ''),
     answer('done-fn', DONE, 'plant'),
@@ -51,6 +51,10 @@ function flows(port: number, edgePort: number, issuer: string): FlowNode[] {
     { ...tool('t-valve', { name: 'plant_a_valve', endpoint: '/plant' }), allowedGroups: 'plant-a-operators, maintenance' },
     { ...tool('t-confirm', { name: 'confirm_stop', endpoint: '/plant' }), allowedGroups: 'maintenance', asks: 'elicitation' },
     { ...tool('t-report', { name: 'long_report', endpoint: '/plant', taskSupport: 'optional' }), allowedGroups: 'maintenance' },
+    // An MCP Apps panel whose button calls a view-only tool: hidden from the model by the host, and
+    // still limited to maintenance by the endpoint, like any other tool.
+    appView('v-panel', { uri: 'ui://plant/panel', source: 'static', text: '<!DOCTYPE html><p>panel</p>', endpoint: '/plant' }),
+    { ...tool('t-panel', { name: 'panel_set_point', endpoint: '/plant' }), appView: 'ui://plant/panel', visibility: 'app', allowedGroups: 'maintenance' },
     resource('r-state', { uri: 'plant://state', endpoint: '/plant', source: 'static', text: 'all well' }),
     { ...resource('r-secret', { uri: 'plant://secret', endpoint: '/plant', source: 'static', text: 'the door code' }), allowedGroups: 'maintenance' },
     { ...resource('r-logs', { uri: 'plant://logs/{day}', endpoint: '/plant', source: 'static', text: 'log of {{day}}' }), allowedGroups: 'plant-a-operators' },
@@ -133,9 +137,9 @@ describe(`access per tool, resource, prompt and edge site on ${nodeRedPackage}`,
       };
     }
     assert.deepEqual(seen, {
-      ana: { tools: ['read_state'], resources: ['plant://state'], templates: [], prompts: ['summary'] },
-      max: { tools: ['confirm_stop', 'long_report', 'plant_a_valve', 'read_state', 'set_point'], resources: ['plant://secret', 'plant://state'], templates: [], prompts: ['maintenance_plan', 'summary'] },
-      ola: { tools: ['plant-a.open_valve', 'plant_a_valve', 'read_state'], resources: ['plant://state'], templates: ['plant://logs/{day}'], prompts: ['summary'] },
+      ana: { tools: ['read_state'], resources: ['plant://state', 'ui://plant/panel'], templates: [], prompts: ['summary'] },
+      max: { tools: ['confirm_stop', 'long_report', 'panel_set_point', 'plant_a_valve', 'read_state', 'set_point'], resources: ['plant://secret', 'plant://state', 'ui://plant/panel'], templates: [], prompts: ['maintenance_plan', 'summary'] },
+      ola: { tools: ['plant-a.open_valve', 'plant_a_valve', 'read_state'], resources: ['plant://state', 'ui://plant/panel'], templates: ['plant://logs/{day}'], prompts: ['summary'] },
     });
   });
 
@@ -144,6 +148,8 @@ describe(`access per tool, resource, prompt and edge site on ${nodeRedPackage}`,
     assert.deepEqual((await max!.callTool({ name: 'set_point', arguments: {} })).content, [{ type: 'text', text: 'done set_point for max@example.test' }]);
     assert.deepEqual((await ola!.callTool({ name: 'plant_a_valve', arguments: {} })).content, [{ type: 'text', text: 'done plant_a_valve for ola@example.test' }]);
     assert.deepEqual((await ola!.callTool({ name: 'plant-a.open_valve', arguments: {} })).content, [{ type: 'text', text: 'valve opened at plant-a for ola@example.test' }]);
+    // A view's button calls its view-only tool as the same signed-in user (the host passes it on).
+    assert.deepEqual((await max!.callTool({ name: 'panel_set_point', arguments: {} })).content, [{ type: 'text', text: 'done panel_set_point for max@example.test' }]);
     assert.deepEqual((await max!.readResource({ uri: 'plant://secret' })).contents.map((part) => ('text' in part ? part.text : '')), ['the door code']);
     assert.deepEqual((await ola!.readResource({ uri: 'plant://logs/monday' })).contents.map((part) => ('text' in part ? part.text : '')), ['log of monday']);
     assert.match(JSON.stringify((await max!.getPrompt({ name: 'maintenance_plan' })).messages), /Plan the maintenance/);
@@ -154,6 +160,7 @@ describe(`access per tool, resource, prompt and edge site on ${nodeRedPackage}`,
       const guesses: Array<[string, Record<string, unknown>, string, Record<string, unknown>, string]> = [
         ['tools/call', { name: 'set_point', arguments: {} }, 'set_point', { name: 'set_pint0', arguments: {} }, 'set_pint0'],
         ['tools/call', { name: 'confirm_stop', arguments: {} }, 'confirm_stop', { name: 'confirm_stap', arguments: {} }, 'confirm_stap'],
+        ['tools/call', { name: 'panel_set_point', arguments: {} }, 'panel_set_point', { name: 'panel_set_pont', arguments: {} }, 'panel_set_pont'],
         ['tools/call', { name: 'plant-a.open_valve', arguments: {} }, 'plant-a.open_valve', { name: 'plant-b.open_valve', arguments: {} }, 'plant-b.open_valve'],
         ['resources/read', { uri: 'plant://secret' }, 'plant://secret', { uri: 'plant://sacret' }, 'plant://sacret'],
         ['resources/read', { uri: 'plant://logs/monday' }, 'plant://logs/monday', { uri: 'plant://lags/monday' }, 'plant://lags/monday'],
@@ -170,6 +177,7 @@ describe(`access per tool, resource, prompt and edge site on ${nodeRedPackage}`,
       await nodeRed.waitForOutput(/"event":"mcp\.prompt_get","outcome":"not_allowed","prompt":"maintenance_plan","subject":"ana"/, since);
       const output = nodeRed.output().slice(since);
       assert.match(output, /"event":"mcp\.tool_call","outcome":"not_allowed","tool":"set_point","subject":"ana"/);
+      assert.match(output, /"event":"mcp\.tool_call","outcome":"not_allowed","tool":"panel_set_point","subject":"ana"/);
       assert.match(output, /"event":"mcp\.tool_call","outcome":"not_allowed","tool":"plant-a\.open_valve","subject":"ana"/);
       assert.match(output, /"event":"mcp\.resource_read","outcome":"not_allowed","resource":"plant:\/\/logs\/\{day\}","subject":"ana"/);
     });

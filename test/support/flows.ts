@@ -252,6 +252,37 @@ export function resource(id: string, options: { name?: string; uri: string; endp
   };
 }
 
+/** An MCP Apps view (`mcp-app-view`) on an endpoint (default `/apps`). */
+export function appView(id: string, options: { uri: string; source: 'static' | 'flow'; text?: string; connectDomains?: string; prefersBorder?: string; endpoint?: string; z?: string }): FlowNode {
+  return {
+    id,
+    type: 'mcp-app-view',
+    z: options.z ?? TAB,
+    name: '',
+    resourceName: id,
+    uri: options.uri,
+    title: '',
+    description: `view ${id}`,
+    source: options.source,
+    text: options.text ?? '',
+    connectDomains: options.connectDomains ?? '',
+    resourceDomains: '',
+    frameDomains: '',
+    baseUriDomains: '',
+    camera: false,
+    microphone: false,
+    geolocation: false,
+    clipboardWrite: false,
+    prefersBorder: options.prefersBorder ?? '',
+    domain: '',
+    endpoint: options.endpoint ?? '/apps',
+    timeout: '10',
+    x: 100,
+    y: 80,
+    wires: [],
+  };
+}
+
 export function prompt(id: string, options: { name: string; endpoint?: string; source?: 'template' | 'flow'; arguments?: object[]; messages?: object[]; timeout?: number; z?: string }): FlowNode {
   return {
     id,
