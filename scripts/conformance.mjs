@@ -31,10 +31,15 @@ if (!existsSync(runner)) {
 }
 // NODE_RED_PACKAGE=node-red-5: the Node-RED 5 that the test:node-red-5 leg uses, installed when missing.
 const nodeRedPackage = process.env.NODE_RED_PACKAGE === 'node-red-5' ? { NODE_RED_PACKAGE: nodeRed5Dir() } : {};
+// The suite takes minutes; a run that hangs fails with a message instead of using up CI's time.
+const RUN_TIMEOUT_MS = 20 * 60_000;
 const result = spawnSync(node22, [runner, ...process.argv.slice(2)], {
   stdio: 'inherit',
+  timeout: RUN_TIMEOUT_MS,
+  killSignal: 'SIGKILL',
   env: { ...process.env, ...nodeRedPackage, MCP_CONFORMANCE_CLI: join(suiteDir, 'dist', 'index.js'), MCP_CONFORMANCE_VERSION: SUITE_VERSION },
 });
+if (result.error) console.error(`conformance run stopped: ${result.error.message} (limit ${RUN_TIMEOUT_MS / 60_000} min)`);
 process.exit(result.status ?? 1);
 
 function installedVersion() {

@@ -21,7 +21,15 @@ const files = layers.flatMap((layer) => {
     .sort()
     .map((file) => join(dir, file));
 });
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...files], {
+// A test that waits forever must fail the run with its name, not let CI run out of time: no test or
+// suite here takes a minute, so ten is a hang. A file whose process never exits escapes the runner's
+// timeout, so the whole run has a limit too (the Node-RED 5 leg runs three layers in one go).
+const TEST_TIMEOUT_MS = 10 * 60_000;
+const RUN_TIMEOUT_MS = 45 * 60_000;
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', `--test-timeout=${TEST_TIMEOUT_MS}`, ...files], {
   stdio: 'inherit',
+  timeout: RUN_TIMEOUT_MS,
+  killSignal: 'SIGKILL',
 });
+if (result.error) console.error(`test run of ${layers.join(', ')} stopped: ${result.error.message} (limit ${RUN_TIMEOUT_MS / 60_000} min)`);
 process.exit(result.status ?? 1);

@@ -22,14 +22,20 @@ export interface LoadCounts {
 export interface Load {
   /** Stops the workers, waits for the operations in flight, and returns the counts. */
   stop(): Promise<LoadCounts>;
-  /** Resolves after `count` more operations succeeded after this call. */
-  successes(count: number): Promise<void>;
+  /**
+   * Resolves after `count` more operations succeeded after this call. Rejects after `timeoutMs`: a
+   * load that is never served again is a failure to report, not a test that waits forever.
+   */
+  successes(count: number, timeoutMs?: number): Promise<void>;
   /**
    * Resolves once every worker's last `count` operations succeeded, all begun after this call: each
    * client is served again, not only the load as a whole. Rejects after `timeoutMs`.
    */
   everyWorkerServed(count: number, timeoutMs: number): Promise<void>;
 }
+
+/** How long `successes` waits by default: far beyond any failover the tests force (seconds). */
+const SERVED_WITHIN_MS = 60_000;
 
 export function startLoad(options: {
   workers: number;
@@ -42,6 +48,7 @@ export function startLoad(options: {
   const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true, longestOutageMs: 0, lastRecoveryAt: undefined };
   let running = true;
   let waiters: Array<{ target: number; resolve: () => void }> = [];
+  const describe = () => `${counts.ok} answered, ${counts.clearErrors} clear errors, ${counts.otherErrors.length} other errors, ${counts.hangs} hung`;
   const lastOutcomes: boolean[][] = [];
   // Per worker: successes in a row among operations begun after the last everyWorkerServed call.
   const streaks: number[] = Array.from({ length: options.workers }, () => 0);
@@ -91,8 +98,17 @@ export function startLoad(options: {
       counts.recovered = lastOutcomes.every((outcomes) => outcomes.length > 0 && outcomes.every(Boolean));
       return counts;
     },
-    successes(count: number) {
-      return new Promise<void>((resolve) => waiters.push({ target: counts.ok + count, resolve }));
+    successes(count: number, timeoutMs = SERVED_WITHIN_MS) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${count} more operations did not succeed within ${timeoutMs} ms (${describe()})`)), timeoutMs);
+        waiters.push({
+          target: counts.ok + count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
     },
     everyWorkerServed(count: number, timeoutMs: number) {
       servedSince = Date.now();
