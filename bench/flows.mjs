@@ -1,5 +1,5 @@
 // The flows the bench deploys, built with the runtime tests' own builders (test/support/flows.ts).
-import { answer, clusterStorage, flowServer, oauthServer, oidcAuth, prompt, resource, runtime, runtimeWithBaseUrl, sentinelStorage, storage, tab, tool } from '../dist/test/support/flows.js';
+import { answer, appView, clusterStorage, flowServer, oauthServer, oidcAuth, prompt, resource, runtime, runtimeWithBaseUrl, sentinelStorage, storage, tab, tool } from '../dist/test/support/flows.js';
 import { SENTINEL_GROUP } from '../dist/test/support/redis-sentinel.js';
 import { claudeLikeDocument } from '../dist/test/support/oauth-client.js';
 
@@ -78,10 +78,13 @@ return { topic: 'mcp-prompt-response', payload: { executionId, messages: [{ role
 /** The template the bench reads on every content endpoint; the others sort before it (`s` < `t`), so a lookup trying templates in order would try them all first. */
 export const READ_TEMPLATE_URI = 'bench://t/{id}';
 
+/** An MCP Apps view on every content endpoint, answered by the flow as its fixed-URI resources are. */
+export const READ_VIEW_URI = 'ui://bench/view';
+
 /**
  * /c1 and /c500: that many flow-answered resources with fixed URIs (bench://r-N), resource templates
  * (bench://t/{id}, then bench://sN/{id}) and prompts (p_N), and one echo tool (echo_0), whose
- * tools/call rate is the reference of the endpoint's reads and prompts.
+ * tools/call rate is the reference of the endpoint's reads and prompts, and one app view (READ_VIEW_URI).
  */
 function contentEndpoints() {
   const nodes = [];
@@ -90,6 +93,7 @@ function contentEndpoints() {
     nodes.push(flowServer(`fs-c${count}`, { runtime: 'rt', path, wires: [`content-${count}`], maxConcurrent: 64, serverName: `bench-c${count}` }));
     nodes.push(answer(`content-${count}`, CONTENT_ECHO, `fs-c${count}`));
     nodes.push(...echoTools(`c${count}`, 1, path));
+    nodes.push(appView(`c${count}-view`, { uri: READ_VIEW_URI, source: 'flow', endpoint: path }));
     for (let i = 0; i < count; i += 1) {
       nodes.push({ ...resource(`c${count}-r-${i}`, { uri: `bench://r-${i}`, endpoint: path, timeout: 60 }), y: 40 + i });
       nodes.push({ ...resource(`c${count}-t-${i}`, { uri: i === 0 ? READ_TEMPLATE_URI : `bench://s${i}/{id}`, endpoint: path, timeout: 60 }), y: 40 + i });

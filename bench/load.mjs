@@ -37,6 +37,8 @@ export const LIST = rpc(1, 'tools/list');
 export const READ = rpc(1, 'resources/read', { uri: 'bench://r-0' });
 /** A read of the URI template bench://t/{id} (flows.mjs READ_TEMPLATE_URI). */
 export const READ_TEMPLATED = rpc(1, 'resources/read', { uri: 'bench://t/hi' });
+/** A read of the flow-answered MCP Apps view every content endpoint serves (flows.mjs READ_VIEW_URI). */
+export const READ_VIEW = rpc(1, 'resources/read', { uri: 'ui://bench/view' });
 export const GET_PROMPT = rpc(1, 'prompts/get', { name: 'p_0', arguments: { who: 'hi' } });
 
 /** The JSON-RPC message in a response body, whether plain JSON or one SSE `data:` line. */

@@ -27,8 +27,11 @@ export const ONE_PORT_TARGET = 0.8;
 const CONTENT_ROWS = Object.freeze([
   ['read', 'resources/read, fixed URI'],
   ['tread', 'resources/read, URI template'],
+  ['view', 'resources/read, MCP Apps view'],
   ['prompt', 'prompts/get'],
 ]);
+// Issue 25: reading an app view is as fast as reading any resource the flow answers.
+export const VIEW_VS_READ_TARGET = 0.9;
 
 /**
  * tools/list at 500 tools, this package's Local endpoint, calls/s at 32 connections at the previous
@@ -118,6 +121,13 @@ export function evaluateTargets(results) {
       if (call && value) {
         add(`Local, ${what}, ${count} of each, vs tools/call of the same endpoint`, value / call, `≥ ${CONTENT_VS_CALL_TARGET.toFixed(1)}×`, value / call >= CONTENT_VS_CALL_TARGET, spread(`${id}-${count}`, `ccall-${count}`));
       }
+    }
+  }
+  for (const count of [1, 500]) {
+    const read = row(`read-${count}`)?.callsPerSecond;
+    const view = row(`view-${count}`)?.callsPerSecond;
+    if (read && view) {
+      add(`Local, MCP Apps view read vs fixed-URI resources/read, ${count} of each`, view / read, `≥ ${VIEW_VS_READ_TARGET.toFixed(1)}×`, view / read >= VIEW_VS_READ_TARGET, spread(`view-${count}`, `read-${count}`));
     }
   }
   for (const [id, what] of [['read', 'resources/read, 500 resources vs 1'], ['tread', 'resources/read of a URI template, 500 templates vs 1'], ['prompt', 'prompts/get, 500 prompts vs 1']]) {

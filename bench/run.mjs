@@ -71,7 +71,7 @@ import { startSentinelDeployment } from '../dist/test/support/redis-sentinel.js'
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
 import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
-import { CALL, ERA, GET_PROMPT, LIST, READ, READ_TEMPLATED, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
+import { CALL, ERA, GET_PROMPT, LIST, READ, READ_TEMPLATED, READ_VIEW, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTasksTest, pendingTest, soakTest } from './scale.mjs';
@@ -516,6 +516,7 @@ async function main() {
           scenarios.push({ id: `ccall-${count}`, label: 'this package, Local, tools/call beside the content', ...content, toolCount: 1 });
           scenarios.push({ id: `read-${count}`, label: 'this package, Local, resources/read, fixed URI', ...content, request: READ });
           scenarios.push({ id: `tread-${count}`, label: 'this package, Local, resources/read, URI template', ...content, request: READ_TEMPLATED });
+          scenarios.push({ id: `view-${count}`, label: 'this package, Local, resources/read, MCP Apps view', ...content, request: READ_VIEW });
           scenarios.push({ id: `prompt-${count}`, label: 'this package, Local, prompts/get', ...content, request: GET_PROMPT });
         }
       }
