@@ -227,16 +227,18 @@ describe('MCP Apps in a real host (AppBridge of @modelcontextprotocol/ext-apps, 
     assert.equal(violation, 'connect-src');
   });
 
-  it('shows the confirmation form with the proposal, and Confirm applies it through the app-only tool', { skip }, async () => {
-    const args = JSON.stringify({ line: 'line-2', value: 55 });
-    await openHost({ endpoint: '/mcp/setpoint', tool: 'propose_setpoint', era: 'modern', args });
-    const view = session!.page.frameLocator('#view');
-    await view.locator('#question').filter({ hasText: 'Set line-2 to 55 °C (now 40 °C)?' }).waitFor(WAIT);
-    await view.locator('#confirm').click();
-    await view.locator('#answer').filter({ hasText: 'Set line-2 to 55 °C (was 40 °C).' }).waitFor(WAIT);
-    assert.deepEqual(await session!.page.evaluate(() => (window as any).viewCalls), ['apply_setpoint']);
-    // The flow kept it: the next proposal starts from the confirmed value.
-    await openHost({ endpoint: '/mcp/setpoint', tool: 'propose_setpoint', era: 'modern', args: JSON.stringify({ line: 'line-2', value: 60 }) });
-    await session!.page.frameLocator('#view').locator('#question').filter({ hasText: 'Set line-2 to 60 °C (now 55 °C)?' }).waitFor(WAIT);
-  });
+  // Each era changes its own line, so what one confirmed is not the other's starting point.
+  for (const [era, line] of [['modern', 'line-2'], ['legacy', 'line-3']] as const) {
+    it(`shows the confirmation form with the proposal, and Confirm applies it through the app-only tool (${era} era)`, { skip }, async () => {
+      await openHost({ endpoint: '/mcp/setpoint', tool: 'propose_setpoint', era, args: JSON.stringify({ line, value: 55 }) });
+      const view = session!.page.frameLocator('#view');
+      await view.locator('#question').filter({ hasText: `Set ${line} to 55 °C (now 40 °C)?` }).waitFor(WAIT);
+      await view.locator('#confirm').click();
+      await view.locator('#answer').filter({ hasText: `Set ${line} to 55 °C (was 40 °C).` }).waitFor(WAIT);
+      assert.deepEqual(await session!.page.evaluate(() => (window as any).viewCalls), ['apply_setpoint']);
+      // The flow kept it: the next proposal starts from the confirmed value.
+      await openHost({ endpoint: '/mcp/setpoint', tool: 'propose_setpoint', era, args: JSON.stringify({ line, value: 60 }) });
+      await session!.page.frameLocator('#view').locator('#question').filter({ hasText: `Set ${line} to 60 °C (now 55 °C)?` }).waitFor(WAIT);
+    });
+  }
 });
