@@ -21,8 +21,8 @@ const files = layers.flatMap((layer) => {
     .sort()
     .map((file) => join(dir, file));
 });
-// A test that waits forever must fail the run with its name, not let CI run out of time: no test or
-// suite here takes a minute, so ten is a hang. A file whose process never exits escapes the runner's
+// A test that waits forever must fail the run with its name, not let CI run out of time: the longest
+// suite (the editor in every language) takes about 75 s, so ten minutes is a hang. A file whose process never exits escapes the runner's
 // timeout, so the whole run has a limit too (the Node-RED 5 leg runs three layers in one go).
 const TEST_TIMEOUT_MS = 10 * 60_000;
 const RUN_TIMEOUT_MS = 45 * 60_000;

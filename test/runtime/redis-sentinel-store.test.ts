@@ -136,7 +136,7 @@ describe('Redis Sentinel storage follows failovers', { skip: NEEDS_REDIS }, () =
         const servedAfterMs = Date.now() - started;
         // Each worker served again, not only the load as a whole: one of the eight may still be
         // waiting out its command timeout from the switch when the others have answered 200 times.
-        await load.everyWorkerServed(3, 30_000);
+        await load.everyWorkerServed(3);
         await load.successes(200);
         const counts = await load.stop();
         await assertFollowed(counts, newPort, switches);

@@ -22,20 +22,32 @@ export interface LoadCounts {
 export interface Load {
   /** Stops the workers, waits for the operations in flight, and returns the counts. */
   stop(): Promise<LoadCounts>;
-  /**
-   * Resolves after `count` more operations succeeded after this call. Rejects after `timeoutMs`: a
-   * load that is never served again is a failure to report, not a test that waits forever.
-   */
+  /** Resolves after `count` more operations succeeded after this call. Rejects after `timeoutMs` (60 s). */
   successes(count: number, timeoutMs?: number): Promise<void>;
   /**
    * Resolves once every worker's last `count` operations succeeded, all begun after this call: each
-   * client is served again, not only the load as a whole. Rejects after `timeoutMs`.
+   * client is served again, not only the load as a whole. Rejects after `timeoutMs` (30 s).
    */
-  everyWorkerServed(count: number, timeoutMs: number): Promise<void>;
+  everyWorkerServed(count: number, timeoutMs?: number): Promise<void>;
 }
 
-/** How long `successes` waits by default: far beyond any failover the tests force (seconds). */
-const SERVED_WITHIN_MS = 60_000;
+/** How long the waits below last by default: far beyond any failover the tests force (seconds). */
+const SUCCESSES_WITHIN_MS = 60_000;
+const SERVED_AGAIN_WITHIN_MS = 30_000;
+
+/**
+ * A promise that `register` hands its resolve to, rejected with `explain()` after `timeoutMs`: a load
+ * that is never served again is a failure to report, not a test that waits forever.
+ */
+function withDeadline(timeoutMs: number, explain: () => string, register: (resolve: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(explain())), timeoutMs);
+    register(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
 
 export function startLoad(options: {
   workers: number;
@@ -48,7 +60,7 @@ export function startLoad(options: {
   const counts: LoadCounts = { ok: 0, clearErrors: 0, otherErrors: [], hangs: 0, recovered: true, longestOutageMs: 0, lastRecoveryAt: undefined };
   let running = true;
   let waiters: Array<{ target: number; resolve: () => void }> = [];
-  const describe = () => `${counts.ok} answered, ${counts.clearErrors} clear errors, ${counts.otherErrors.length} other errors, ${counts.hangs} hung`;
+  const summary = () => `${counts.ok} answered, ${counts.clearErrors} clear errors, ${counts.otherErrors.length} other errors, ${counts.hangs} hung`;
   const lastOutcomes: boolean[][] = [];
   // Per worker: successes in a row among operations begun after the last everyWorkerServed call.
   const streaks: number[] = Array.from({ length: options.workers }, () => 0);
@@ -98,27 +110,18 @@ export function startLoad(options: {
       counts.recovered = lastOutcomes.every((outcomes) => outcomes.length > 0 && outcomes.every(Boolean));
       return counts;
     },
-    successes(count: number, timeoutMs = SERVED_WITHIN_MS) {
-      return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${count} more operations did not succeed within ${timeoutMs} ms (${describe()})`)), timeoutMs);
-        waiters.push({
-          target: counts.ok + count,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve();
-          },
-        });
+    successes(count: number, timeoutMs = SUCCESSES_WITHIN_MS) {
+      return withDeadline(timeoutMs, () => `${count} more operations did not succeed within ${timeoutMs} ms (${summary()})`, (resolve) => {
+        waiters.push({ target: counts.ok + count, resolve });
       });
     },
-    everyWorkerServed(count: number, timeoutMs: number) {
+    everyWorkerServed(count: number, timeoutMs = SERVED_AGAIN_WITHIN_MS) {
       servedSince = Date.now();
       streaks.fill(0);
-      return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`not every worker was served ${count} times in a row within ${timeoutMs} ms (streaks ${streaks.join(', ')})`)), timeoutMs);
+      return withDeadline(timeoutMs, () => `not every worker was served ${count} times in a row within ${timeoutMs} ms (streaks ${streaks.join(', ')})`, (resolve) => {
         servedWaiter = {
           count,
           resolve: () => {
-            clearTimeout(timer);
             servedWaiter = undefined;
             resolve();
           },
