@@ -1,7 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../core/logger.js';
-import { isClusterTarget, isSentinelTarget, openClient, reconnectWhenEnded, type RedisClient, type RedisTarget } from './redis-connection.js';
+import { isClusterTarget, isSentinelTarget, openClient, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { redisErrorToken } from './redis-errors.js';
+import { followSentinelSwitches } from './sentinel-switch-watch.js';
 
 /**
  * The listening side of a Redis store: a second connection, opened with the first subscription (a
@@ -65,7 +66,7 @@ export class RedisChannels {
 
   private open(): RedisClient {
     const subscriber = openClient(this.target, { autoResubscribe: false, connectionName: 'node-red-mcp-events' }, true);
-    if (isSentinelTarget(this.target)) reconnectWhenEnded(subscriber, this.closing);
+    if (isSentinelTarget(this.target)) followSentinelSwitches(subscriber as Redis, this.target.sentinel, this.closing);
     subscriber.on('ready', () => this.subscribe(subscriber, this.pending()));
     // Cluster: a channel whose SSUBSCRIBE failed (no subscriber for its slot yet) is tried again at
     // each slot refresh, until ioredis's subscriber group holds it.

@@ -50,7 +50,8 @@ const CLIENT_OPTIONS: RedisOptions = Object.freeze({
   enableAutoPipelining: true,
 });
 
-function retryDelay(attempt: number): number {
+/** Never gives up: a store heals by itself when Redis (or a sentinel) is back. */
+export function retryDelay(attempt: number): number {
   return Math.min(attempt * STORAGE_DEFAULTS.redisRetryStepMs, STORAGE_DEFAULTS.redisRetryMaxDelayMs);
 }
 
@@ -79,22 +80,6 @@ export function openClient(target: RedisTarget, overrides: RedisOptions = {}, ev
   }
 }
 
-/**
- * Sentinel mode: connects an ended client again. ioredis ends a Sentinel client for good when its
- * failover detector disconnects it while it is still asking the sentinels for the primary (seen here:
- * SIGKILL of the primary, reconnect under way, then +switch-master), which would leave the store
- * failed, or its subscriptions gone, until a redeploy. `closing` says when an end is ours.
- */
-export function reconnectWhenEnded(client: RedisClient, closing: () => boolean): void {
-  client.on('end', () => {
-    if (closing()) return;
-    const timer = setTimeout(() => {
-      if (!closing() && client.status === 'end') client.connect().catch(() => undefined);
-    }, STORAGE_DEFAULTS.redisRetryMaxDelayMs);
-    timer.unref();
-  });
-}
-
 function sentinelOptions(target: SentinelTarget): RedisOptions {
   return {
     sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
@@ -106,10 +91,10 @@ function sentinelOptions(target: SentinelTarget): RedisOptions {
     ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
     // ioredis uses `tls` for the data nodes only together with enableTLSForSentinelMode.
     ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
-    // Without it a client stays on a primary that SENTINEL FAILOVER demotes, for the ~10 s until the
-    // old primary learns it (measured in issue #29: 102,895 acknowledged writes lost; with it ~1.3 s).
-    // The detector listens to the sentinels' +switch-master and reconnects at once.
-    failoverDetector: true,
+    // Off: followSentinelSwitches (sentinel-switch-watch.ts) does its job without its flaw. Without
+    // either, a client stays on a primary that SENTINEL FAILOVER demotes, for the ~10 s until the old
+    // primary learns it (measured in issue #29: 102,895 acknowledged writes lost; with it ~1.3 s).
+    failoverDetector: false,
     sentinelCommandTimeout: STORAGE_DEFAULTS.redisCommandTimeoutMs,
     // Like retryStrategy: never give up, so a store heals when the sentinels are back.
     sentinelRetryStrategy: retryDelay,

@@ -4,10 +4,11 @@ import type { Logger } from '../core/logger.js';
 import type { StorePrimary } from './primary-watch.js';
 import { ClusterFollower } from './cluster-follower.js';
 import { RedisChannels } from './redis-channels.js';
-import { isClusterTarget, isSentinelTarget, openClient, reconnectWhenEnded, type RedisClient, type RedisTarget } from './redis-connection.js';
+import { isClusterTarget, isSentinelTarget, openClient, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
+import { followSentinelSwitches } from './sentinel-switch-watch.js';
 import { SentinelFollower } from './sentinel-follower.js';
 import { StoreStateTracker } from './store-state.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
@@ -125,8 +126,8 @@ export class RedisStore implements Store {
     this.client.on('error', (error: unknown) => this.noteError(error));
     // Our retryStrategy never gives up, so `end` without close() means ioredis could not even set up
     // a connection (e.g. bad TLS options): nothing will change without a person. Except in Sentinel
-    // mode, where ioredis also ends a client that a failover caught mid-reconnect: start it again.
-    if (this.follower) reconnectWhenEnded(this.client, () => this.closing !== undefined);
+    // mode, where the switch watch starts it again (and moves it at each failover).
+    if (isSentinelTarget(this.target)) followSentinelSwitches(this.client, this.target.sentinel, () => this.closing !== undefined);
     this.client.on('end', () => this.enter(this.follower && this.tracker.state !== 'failed' ? 'reconnecting' : 'failed'));
   }
 

@@ -7,7 +7,7 @@ import { parseSentinelAddresses } from '../../lib/storage/redis-connection.js';
 import { createRedisStore, type RedisStore } from '../../lib/storage/redis-store.js';
 import { StorageUnavailableError, type StoreKey } from '../../lib/storage/store.js';
 import { waitForState } from '../../lib/storage/wait-for-state.js';
-import { startLoad } from '../support/failover-load.js';
+import { startLoad, type Load } from '../support/failover-load.js';
 import { repoRoot } from '../support/node-red-process.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { startClusterDeployment, type ClusterDeployment } from '../support/redis-cluster.js';
@@ -138,9 +138,11 @@ describe('Redis Cluster storage through slot migrations', { skip: NEEDS_REDIS },
     let lastFailure = 0;
     let takenTwice = 0;
     let taken = 0;
+    // Stopped in `finally` too: a failed assertion must not leave eight workers running forever.
+    let load: Load | undefined;
     try {
       await heardAcross(channel, heard);
-      const load = startLoad({
+      load = startLoad({
         workers: 8,
         hangAfterMs: HANG_AFTER_MS,
         isClear: (error) => {
@@ -198,6 +200,7 @@ describe('Redis Cluster storage through slot migrations', { skip: NEEDS_REDIS },
         assert.equal(logs[i]!.lines.filter((line) => line.includes('failover')).length, 0);
       }
     } finally {
+      await load?.stop();
       stopListening();
     }
   });

@@ -6,7 +6,7 @@ import { parseSentinelAddresses } from '../../lib/storage/redis-connection.js';
 import { createRedisStore, type RedisStore } from '../../lib/storage/redis-store.js';
 import { StorageUnavailableError, type StoreKey } from '../../lib/storage/store.js';
 import { waitForState } from '../../lib/storage/wait-for-state.js';
-import { startLoad, type LoadCounts } from '../support/failover-load.js';
+import { startLoad, type Load, type LoadCounts } from '../support/failover-load.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { redisServerOnPath } from '../support/redis-server.js';
 import { startSentinelDeployment, type SentinelDeployment } from '../support/redis-sentinel.js';
@@ -22,6 +22,8 @@ const NEEDS_REDIS = !redisServerOnPath() && 'needs redis-server on PATH (it runs
 // A command times out after 2 s (STORAGE_DEFAULTS); anything unsettled well after that hangs.
 const HANG_AFTER_MS = 6_000;
 const NS = `sentinel-${randomUUID()}`;
+// Longer than the sentinels' hello period (2 s), in which every sentinel has announced a failover.
+const SETTLE_MS = 4_000;
 
 describe('Redis Sentinel storage follows failovers', { skip: NEEDS_REDIS }, () => {
   let deployment: SentinelDeployment;
@@ -117,10 +119,12 @@ describe('Redis Sentinel storage follows failovers', { skip: NEEDS_REDIS }, () =
       const channel = key(`channel-${switches}`);
       const heard: string[] = [];
       const stopListening = stores[0]!.subscribe(channel, (message) => heard.push(message));
+      // Stopped in `finally` too: a failed assertion must not leave eight workers running forever.
+      let load: Load | undefined;
       try {
         assert.ok(await heardAcross(channel, () => heard), 'the subscription works before the failover');
         acknowledged.clear();
-        const load = mixedLoad();
+        load = mixedLoad();
         await load.successes(200);
         const started = Date.now();
         const newPort = await breakIt(deployment);
@@ -137,7 +141,13 @@ describe('Redis Sentinel storage follows failovers', { skip: NEEDS_REDIS }, () =
         // Each worker served again, not only the load as a whole: one of the eight may still be
         // waiting out its command timeout from the switch when the others have answered 200 times.
         await load.everyWorkerServed(3);
+        // Then nothing fails any more: the sentinels announce a failover each, seconds apart
+        // (hello messages every 2 s), and a late announcement of the primary the store is already on
+        // must not drop its connection (ioredis's own failover detector did; sentinel-switch-watch.ts).
+        const failedBeforeSettling = load.failures();
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         await load.successes(200);
+        assert.equal(load.failures(), failedBeforeSettling, 'nothing failed once every worker was served again');
         const counts = await load.stop();
         await assertFollowed(counts, newPort, switches);
         assert.ok(await heardAcross(channel, () => heard), 'the subscription came back on the new primary');
@@ -150,6 +160,7 @@ describe('Redis Sentinel storage follows failovers', { skip: NEEDS_REDIS }, () =
             `served again ${servedAfterMs} ms after the failover began, ${lost} of ${acknowledged.size} acknowledged writes lost`,
         );
       } finally {
+        await load?.stop();
         stopListening();
       }
     });

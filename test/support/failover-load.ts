@@ -29,6 +29,8 @@ export interface Load {
    * client is served again, not only the load as a whole. Rejects after `timeoutMs` (30 s).
    */
   everyWorkerServed(count: number, timeoutMs?: number): Promise<void>;
+  /** Operations that failed or hung so far (clear errors, other errors and hangs together). */
+  failures(): number;
 }
 
 /** How long the waits below last by default: far beyond any failover the tests force (seconds). */
@@ -114,6 +116,9 @@ export function startLoad(options: {
       return withDeadline(timeoutMs, () => `${count} more operations did not succeed within ${timeoutMs} ms (${summary()})`, (resolve) => {
         waiters.push({ target: counts.ok + count, resolve });
       });
+    },
+    failures() {
+      return counts.clearErrors + counts.otherErrors.length + counts.hangs;
     },
     everyWorkerServed(count: number, timeoutMs = SERVED_AGAIN_WITHIN_MS) {
       servedSince = Date.now();

@@ -4,6 +4,7 @@ import { PrimaryWatch } from '../../lib/storage/primary-watch.js';
 import { parseSentinelAddresses } from '../../lib/storage/redis-connection.js';
 import { redisErrorToken } from '../../lib/storage/redis-errors.js';
 import { ReplicaQuorum, replicasInSync } from '../../lib/storage/replica-quorum.js';
+import { mustMove, parseSwitchMaster } from '../../lib/storage/sentinel-switch-watch.js';
 import { recordingLogger } from '../support/recording-logger.js';
 
 describe('ReplicaQuorum', () => {
@@ -72,6 +73,28 @@ describe('PrimaryWatch', () => {
     watch.connected(undefined);
     assert.deepEqual(watch.primary, { role: 'primary', address: '10.0.0.12:6379', since: 2_000, switches: 1 });
     assert.deepEqual(logger.lines, ['info redis storage primary is 10.0.0.11:6379', 'warn redis storage failover: the primary is now 10.0.0.12:6379 (was 10.0.0.11:6379)']);
+  });
+});
+
+describe('the +switch-master watch', () => {
+  it('reads the group and the new primary of an announcement', () => {
+    assert.deepEqual(parseSwitchMaster('mymaster 127.0.0.1 6379 127.0.0.1 6380'), { group: 'mymaster', host: '127.0.0.1', port: 6380 });
+    assert.deepEqual(parseSwitchMaster('g ::1 6379 ::1 6381'), { group: 'g', host: '::1', port: 6381 });
+  });
+
+  it('ignores anything that is not an announcement: fields missing or extra, a port that is not one', () => {
+    for (const message of ['', 'mymaster 127.0.0.1 6379 127.0.0.1', 'mymaster 127.0.0.1 6379 127.0.0.1 6380 x', 'mymaster  6379 127.0.0.1 6380', 'm a 1 b 0', 'm a 1 b 65536', 'm a 1 b 63.5', 'm a 1 b 0x10']) {
+      assert.equal(parseSwitchMaster(message), undefined, message);
+    }
+  });
+
+  it('moves a connection only for its own group and only off another server than the one announced', () => {
+    const announced = { group: 'mymaster', host: '127.0.0.1', port: 6380 };
+    assert.equal(mustMove(announced, 'mymaster', '127.0.0.1:6379'), true, 'still on the old primary');
+    assert.equal(mustMove(announced, 'mymaster', '127.0.0.1:6380'), false, 'a late announcement of the primary it is on');
+    assert.equal(mustMove(announced, 'othergroup', '127.0.0.1:6379'), false, 'another group watched by the same sentinels');
+    assert.equal(mustMove(announced, 'mymaster', undefined), true, 'address unknown: ask the sentinels again');
+    assert.equal(mustMove({ group: 'g', host: '::1', port: 6381 }, 'g', '[::1]:6381'), false, 'IPv6 as the socket renders it');
   });
 });
 
