@@ -2,10 +2,10 @@
  * The editor's MCP sidebar tab: every MCP endpoint of this Node-RED with its URL, access, state,
  * counts and last error; copy-ready commands for Claude Code, Codex, VS Code and Cursor; "Try it"
  * (a form generated from a tool's input schema, or raw JSON, run through the real endpoint and flow);
- * and the endpoint's recent calls. Its data comes from the admin routes in
+ * who may use each resource and prompt; and the endpoint's recent calls. Its data comes from the admin routes in
  * nodes/mcp-flow-server/sidebar-routes.ts; every text from the mcp-flow-server catalog
- * (mcp-flow-server.sidebar.*). The card's parts live in mcp-sidebar-connect.js, mcp-sidebar-try.js
- * and mcp-sidebar-recent.js, their shared helpers in mcp-sidebar-kit.js; mcp-flow-server.html loads
+ * (mcp-flow-server.sidebar.*). The card's parts live in mcp-sidebar-connect.js, mcp-sidebar-try.js,
+ * mcp-sidebar-content.js and mcp-sidebar-recent.js, their shared helpers in mcp-sidebar-kit.js; mcp-flow-server.html loads
  * them before this file. Loading it again changes nothing.
  */
 (function () {
@@ -13,7 +13,7 @@
     var kit = window.flowmcpSidebarKit = window.flowmcpSidebarKit || {};
     /** Starts the tab once every part of it has loaded, whichever file loads last. */
     kit.startSidebar = function () {
-        if (window.flowmcpSidebar || typeof RED === "undefined" || !RED.sidebar || !kit.t || !kit.renderTryIt || !kit.renderConnect || !kit.renderRecent) {
+        if (window.flowmcpSidebar || typeof RED === "undefined" || !RED.sidebar || !kit.t || !kit.renderTryIt || !kit.renderConnect || !kit.renderRecent || !kit.renderContent) {
             return;
         }
         start(kit);
@@ -112,6 +112,13 @@
                 ["flowmcp-endpoint-header", "flowmcp-facts", "flowmcp-connect", "flowmcp-recent"].forEach(function (part) {
                     card.children("." + part).replaceWith(fresh.children("." + part));
                 });
+                // A deploy made elsewhere: the counts say whether the resources and prompts changed.
+                if (card.find(".flowmcp-counts").text() !== fresh.find(".flowmcp-counts").text()) {
+                    card.children(".flowmcp-content").remove();
+                    if (hasContent(endpoint)) {
+                        kit.renderContent(endpoint).insertAfter(card.children(".flowmcp-try"));
+                    }
+                }
                 if (card.attr("data-tools-version") !== fresh.attr("data-tools-version")) {
                     card.attr("data-tools-version", fresh.attr("data-tools-version"));
                     card.children(".flowmcp-try").replaceWith(kit.renderTryIt(endpoint, keptFor(endpoint.id), mayRun));
@@ -157,11 +164,19 @@
             if (withTry) {
                 card.append(kit.renderTryIt(endpoint, keptFor(endpoint.id), mayRun));
             }
+            if (withTry && hasContent(endpoint)) {
+                card.append(kit.renderContent(endpoint));
+            }
             if (endpoint.commands) {
                 card.append(kit.renderConnect(endpoint.commands));
             }
             card.append(kit.renderRecent(endpoint.recentCalls || [], endpoint.access === "local"));
             return card;
+        }
+
+        /** Resources or prompts to list: only a serving endpoint can say who may use them. */
+        function hasContent(endpoint) {
+            return endpoint.state === "serving" && endpoint.resources + endpoint.prompts > 0;
         }
 
         function addFact(table, key, value) {
@@ -207,7 +222,7 @@
             ".flowmcp-call-status-success { color: #385; }",
             ".flowmcp-call-status-error, .flowmcp-call-status-invalid_arguments, .flowmcp-call-status-protocol_error, .flowmcp-call-status-unknown_tool," +
                 " .flowmcp-call-status-timeout, .flowmcp-call-status-forbidden, .flowmcp-call-status-unauthenticated { color: var(--red-ui-text-color-error, #c00); }"
-        ].concat(kit.connectStyle, kit.tryStyle, kit.recentStyle).join("\n")).appendTo("head");
+        ].concat(kit.connectStyle, kit.tryStyle, kit.contentStyle, kit.recentStyle).join("\n")).appendTo("head");
 
         RED.sidebar.addTab({
             id: "flowmcp-sidebar",

@@ -1,4 +1,5 @@
 import type { ListToolsResult } from '@modelcontextprotocol/server';
+import type { ContentCatalog } from '../mcp/content/content-catalog.js';
 import type { RecentCall } from '../telemetry/recent-calls.js';
 import { clientCommands, type ClientAcceptance, type ClientCommands } from './client-commands.js';
 import type { TryItEndpoint } from './try-it.js';
@@ -42,6 +43,8 @@ export interface EndpointFacts {
 /** The serving endpoint behind an entry: its tool list and the Try-it entry point. */
 export interface LiveEndpoint extends TryItEndpoint {
   readonly toolListing: ListToolsResult;
+  /** Its resources and prompts, for the sidebar's list of who may use each. */
+  readonly content: Pick<ContentCatalog, 'items'>;
 }
 
 export interface DirectoryEntry {

@@ -4,6 +4,7 @@ import { endpointUrl } from '../../lib/config/runtime-config.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import { McpPaletteError, catalogKey, describeError } from '../../lib/core/errors.js';
 import { CLAUDE_CODE_CLIENT_DOCUMENT, CODEX_CLIENT_DOCUMENT } from '../../lib/editor/client-commands.js';
+import { contentAccess } from '../../lib/editor/content-access.js';
 import { endpointDirectory, type DirectoryEntry, type EndpointStateName } from '../../lib/editor/endpoint-directory.js';
 import { hasPermission } from '../../lib/editor/permissions.js';
 import { toolListVersion } from '../../lib/editor/tool-list-version.js';
@@ -112,6 +113,15 @@ export function registerSidebarRoutes(RED: NodeAPI): void {
       return groups ? [[tool.name, groups]] : [];
     }));
     res.json({ ...live.toolListing, allowedGroups });
+  });
+
+  // Resources, templates and prompts with who may use each (a client lists only what it may use).
+  RED.httpAdmin.get('/mcp-sidebar/endpoints/:id/content', ...needs('mcp-flow-server.read'), (req, res) => {
+    const entry = endpointDirectory.find(String(req.params['id'] ?? ''));
+    if (!entry) return refuse(res, 404, 'try_unknown_endpoint');
+    const live = entry.live();
+    if (!live) return refuse(res, 409, 'try_not_serving');
+    res.json({ items: contentAccess(live.content) });
   });
 
   RED.httpAdmin.post('/mcp-sidebar/endpoints/:id/try', ...needs('mcp-flow-server.write'), (req, res) => {

@@ -61,7 +61,12 @@ describe('MCP sidebar in the Node-RED editor', () => {
     const team = card(TEAM_SERVER);
     await team.locator('.flowmcp-state[data-state="serving"]').waitFor({ state: 'visible', ...WAIT });
     assert.equal((await team.locator('.flowmcp-access').innerText()).trim(), text.access.oauthGroups.replace('__slug__', 'team').replace('__groups__', 'staff'));
-    assert.equal((await team.locator('.flowmcp-counts').innerText()).trim(), text.counts.tools_one.replace('__count__', '1'));
+    assert.equal(
+      (await team.locator('.flowmcp-counts').innerText()).trim(),
+      [text.counts.tools_one.replace('__count__', '1'), text.counts.resources_other.replace('__count__', '2'), text.counts.prompts_one.replace('__count__', '1')].join(', '),
+    );
+    // Only an endpoint with resources or prompts has the section.
+    assert.equal(await local.locator('.flowmcp-content').count(), 0);
     assert.equal((await team.locator('.flowmcp-note[data-note="codexCannotSignIn"]').innerText()).trim(), text.notes.codexCannotSignIn);
     // No catalog key shows as text anywhere in the tab.
     assert.doesNotMatch(await page().locator('.flowmcp-sidebar').innerText(), /mcp-flow-server\.sidebar\.|sidebar\.[a-z]+\.[a-z]/);
@@ -160,6 +165,26 @@ describe('MCP sidebar in the Node-RED editor', () => {
     await team.locator('.flowmcp-try-run').click(WAIT);
     await team.locator('.flowmcp-try-status[data-status="success"]').waitFor({ state: 'visible', ...WAIT });
     assert.deepEqual(JSON.parse(await team.locator('.flowmcp-try-text').innerText()).editor, { user: null, groupsOverridden: true });
+  });
+
+  it('lists the resources and prompts of an endpoint with who may use each, folded at first', { skip }, async () => {
+    const team = card(TEAM_SERVER);
+    const section = team.locator('.flowmcp-content');
+    assert.equal(await section.evaluate((box) => (box as HTMLDetailsElement).open), false);
+    assert.equal((await section.locator('summary').innerText()).trim(), text.content.title);
+    await section.locator('summary').click(WAIT);
+    await section.locator('.flowmcp-content-item').first().waitFor({ state: 'visible', ...WAIT });
+    const rows = await section.locator('.flowmcp-content-item').evaluateAll((items) =>
+      items.map((item) => ['kind', 'name', 'uri', 'access'].map((part) => item.querySelector(`.flowmcp-content-${part}`)?.textContent ?? null)),
+    );
+    assert.deepEqual(rows, [
+      [text.content.kind.resource, 'manual', 'plant://manual', text.content.everyone],
+      [text.content.kind.template, 'readings', 'plant://readings/{sensor}', text.content.allowedGroups.replace('__groups__', 'staff-admins')],
+      [text.content.kind.prompt, 'shift_report', null, text.content.allowedGroups.replace('__groups__', 'maintenance, staff-admins')],
+    ]);
+    // Opened stays open across the tab's refreshes (remembered per browser, as the other sections).
+    await page().locator('.flowmcp-sidebar-refresh').click(WAIT);
+    await team.locator('.flowmcp-content[open] .flowmcp-content-item').first().waitFor({ state: 'visible', ...WAIT });
   });
 
   it('shows recent calls, from the editor and from an MCP client, and follows a deploy', { skip }, async () => {

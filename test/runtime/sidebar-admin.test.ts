@@ -50,7 +50,10 @@ describe(`MCP sidebar admin routes on ${nodeRedPackage}`, () => {
       cursor: JSON.stringify({ mcpServers: { 'plant-tools': { url: `${base}/mcp` } } }, null, 2),
       notes: [],
     });
-    assert.deepEqual({ access: team.access, groups: team.groups, authSlug: team.authSlug, state: team.state, tools: team.tools }, { access: 'oauth', groups: ['staff'], authSlug: 'team', state: 'serving', tools: 1 });
+    assert.deepEqual(
+      { access: team.access, groups: team.groups, authSlug: team.authSlug, state: team.state, tools: team.tools, resources: team.resources, prompts: team.prompts },
+      { access: 'oauth', groups: ['staff'], authSlug: 'team', state: 'serving', tools: 1, resources: 2, prompts: 1 },
+    );
     // claude.ai is allowed, chatgpt.com is not and registration is off: Codex cannot sign in, and says so.
     assert.equal(team.commands.codex, `codex mcp add team --url ${base}/team`);
     assert.deepEqual(team.commands.notes, ['codexCannotSignIn', 'editorsNeedRegistration']);
@@ -61,6 +64,23 @@ describe(`MCP sidebar admin routes on ${nodeRedPackage}`, () => {
     assert.equal(status, 200);
     assert.deepEqual(body.tools.map((t: { name: string }) => t.name), ['broken', 'echo', 'pixel']);
     assert.deepEqual(body.tools.find((t: { name: string }) => t.name === 'echo').inputSchema.required, ['text']);
+  });
+
+  it('lists the resources, templates and prompts of a serving endpoint with who may use each; read permission only', async () => {
+    const content = `endpoints/${TEAM_SERVER}/content`;
+    const { status, body } = await admin(content, TOKENS.viewer);
+    assert.equal(status, 200);
+    assert.deepEqual(body.items, [
+      { kind: 'resource', name: 'manual', uri: 'plant://manual' },
+      { kind: 'template', name: 'readings', uri: 'plant://readings/{sensor}', allowedGroups: ['staff-admins'] },
+      { kind: 'prompt', name: 'shift_report', allowedGroups: ['maintenance', 'staff-admins'] },
+    ]);
+    assert.deepEqual((await admin(`endpoints/${LOCAL_SERVER}/content`, TOKENS.viewer)).body, { items: [] });
+    const refused = await admin(content, TOKENS.read);
+    assert.deepEqual([refused.status, refused.body.error], [403, 'permission_denied']);
+    assert.equal((await fetch(`${nodeRed.adminUrl}/mcp-sidebar/${content}`)).status, 401);
+    const unknown = await admin('endpoints/no-such-node/content', TOKENS.viewer);
+    assert.deepEqual([unknown.status, unknown.body.error], [404, 'try_unknown_endpoint']);
   });
 
   it('runs a tool through the real flow as the editor: structured result, msg.mcp, telemetry and audit', async () => {

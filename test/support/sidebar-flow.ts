@@ -1,5 +1,5 @@
 import type { FlowNode } from './node-red-process.js';
-import { answer, flowServer, oauthServer, oidcAuth, router, runtimeWithBaseUrl, storage, tab, tool } from './flows.js';
+import { answer, flowServer, oauthServer, oidcAuth, prompt, resource, router, runtimeWithBaseUrl, storage, tab, tool } from './flows.js';
 
 export const SIDEBAR_TAB = 'tab-sidebar';
 export const LOCAL_SERVER = 'sb-local-server';
@@ -11,7 +11,8 @@ export const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQV
 /**
  * What the editor's MCP sidebar is tested against: a Local endpoint /mcp with `echo` (typed
  * arguments, structured result that shows the flow's msg.mcp), `broken` (an isError result) and
- * `pixel` (an image), and an OAuth endpoint /team limited to the group `staff` with `whoami` (itself limited to `staff-admins`). The
+ * `pixel` (an image), and an OAuth endpoint /team limited to the group `staff` with `whoami` (itself limited to `staff-admins`),
+ * a manual every member may read, readings per sensor (a template) for `staff-admins` and a shift report prompt for two groups. The
  * runtime has a Base URL, as OAuth needs; the sign-in provider is never contacted by these tests.
  */
 export function sidebarFlow(port: number): FlowNode[] {
@@ -40,6 +41,9 @@ export function sidebarFlow(port: number): FlowNode[] {
     tool('sb-broken', { name: 'broken', z }),
     tool('sb-pixel', { name: 'pixel', z }),
     { ...tool('sb-whoami', { name: 'whoami', endpoint: '/team', z }), allowedGroups: 'staff-admins' },
+    resource('sb-manual', { name: 'manual', uri: 'plant://manual', endpoint: '/team', source: 'static', text: 'Open valve 3 slowly.', z }),
+    { ...resource('sb-readings', { name: 'readings', uri: 'plant://readings/{sensor}', endpoint: '/team', z }), allowedGroups: 'staff-admins' },
+    { ...prompt('sb-shift-report', { name: 'shift_report', endpoint: '/team', z }), allowedGroups: 'staff-admins, maintenance' },
     router('sb-route', { echo: 'sb-echo-fn', broken: 'sb-broken-fn', pixel: 'sb-pixel-fn', whoami: 'sb-whoami-fn' }, z),
     answer(
       'sb-echo-fn',

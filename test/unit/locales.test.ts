@@ -21,7 +21,7 @@ const nodeTypes = readdirSync(join(root, 'nodes'), { withFileTypes: true })
  * a prefix.
  */
 const SAME_AS_ENGLISH: Record<(typeof TRANSLATIONS)[number], readonly string[]> = {
-  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'sidebar.try.tool', 'sidebar.recent.tool', 'sidebar.recent.status', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri', 'asks.*', 'label.sentinels', 'errors.invalidAppViewMeta'],
+  de: ['label.name', 'label.dcrSchemes', 'label.tasks', 'sidebar.try.tool', 'sidebar.recent.tool', 'sidebar.recent.status', 'sidebar.content.kind.prompt', 'label.runtime', 'label.text', 'label.authority', 'authority.china*', 'errors.invalidUri', 'asks.*', 'label.sentinels', 'errors.invalidAppViewMeta'],
   ja: ['label.url', 'errors.invalidUri', 'errors.invalidAppViewMeta'],
 };
 const SAME_IN_EVERY_LANGUAGE = [

@@ -109,6 +109,11 @@ export class ContentCatalog {
     return new ContentCatalog(resources, prompts, this.pageSize, this);
   }
 
+  /** This catalog's resources (fixed URIs, then templates, each in URI order) and prompts (by name). */
+  get items(): { readonly resources: readonly ResourceDefinition[]; readonly prompts: readonly PromptDefinition[] } {
+    return { resources: [...this.fixed.values(), ...this.templates], prompts: [...this.prompts.values()] };
+  }
+
   /** The first resource or prompt limited to groups, named for a status line; undefined when none is. */
   get firstRestricted(): string | undefined {
     const resource = [...this.fixed.values(), ...this.templates].find((item) => item.allowedGroups);

@@ -106,6 +106,11 @@ export class McpEndpoint {
     return this.parts.deployed.content.promptCount;
   }
 
+  /** The resources and prompts this deploy serves (the whole deploy's, not one caller's view). */
+  get content(): ContentCatalog {
+    return this.parts.deployed.content;
+  }
+
   /** Resources and prompts of this deploy; rebuilt with the tool catalog, never per request. */
   setContent(content: ContentCatalog): void {
     // The shared 2025-era server declares its capabilities when built.
