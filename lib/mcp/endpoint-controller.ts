@@ -16,6 +16,7 @@ import type { McpEndpointOptions } from './endpoint/endpoint-options.js';
 import { EndpointEdges } from './endpoint-edges.js';
 import { McpEndpoint } from './endpoint/mcp-endpoint.js';
 import { relayListChanges, type ListChangeRelay } from './list-change-relay.js';
+import { audiencesOf, servedAudiences } from './list-audiences.js';
 import { fingerprintLists, servedLists } from './list-changes.js';
 import { securitySchemesFor } from './security-schemes.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -236,10 +237,13 @@ export class EndpointController {
     this.edges?.announce();
     // Compared with what this endpoint served before, even before a full deploy replaced its node:
     // open streams here and on the other instances hear only about lists that really changed.
-    const changed = servedLists.update(this.servedKey, fingerprintLists(tools, content ?? ContentCatalog.empty));
+    const served = content ?? ContentCatalog.empty;
+    const changed = servedLists.update(this.servedKey, fingerprintLists(tools, served));
+    // Whom each change concerns, for the other instances to judge their streams as this one does.
+    const audiences = servedAudiences.update(this.servedKey, audiencesOf(tools, served), changed);
     if (changed.length === 0) return;
     endpoint.listsChanged(changed);
-    this.relay?.announce(changed);
+    this.relay?.announce(changed, audiences);
   }
 
   private openEdges(endpoint: McpEndpoint): void {
@@ -269,7 +273,7 @@ export class EndpointController {
     const store = this.options.changes;
     if (store?.mode !== 'redis') return undefined;
     try {
-      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds) => endpoint.listsChanged(kinds, true) });
+      return relayListChanges({ store, namespace: 'endpoints', path: endpoint.path, logger: this.options.logger, deliver: (kinds, audiences) => endpoint.listsChanged(kinds, { audiences }) });
     } catch (error) {
       this.options.logger.warn(`list changes on ${endpoint.path} reach only this instance's clients: ${describeError(error)}`);
       return undefined;

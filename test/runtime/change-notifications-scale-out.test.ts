@@ -11,7 +11,8 @@ import type { TestIdp } from '../support/test-idp.js';
 /**
  * Two Node-RED instances behind one public address sharing one real redis-server, as in
  * oauth-scale-out.test.ts: a deploy on instance 1 that changes the tool list reaches a 2026-07-28
- * client whose subscriptions/listen stream is open on instance 2.
+ * client whose subscriptions/listen stream is open on instance 2, when the change is in that client's
+ * view (alice: groups mcp-users and admins).
  */
 
 const CLIENT_ID = 'https://client.test/oauth/claude-like.json';
@@ -20,7 +21,11 @@ const BRIDGE_CLIENT = { id: 'node-red-bridge', secret: 'bridge-secret-for-tests'
 function instanceFlows(port: number, baseUrl: string, issuer: string, tools: string[] = ['first_tool']): FlowNode[] {
   return [
     ...sharedRedisInstance({ port, baseUrl, issuer, bridge: { clientId: BRIDGE_CLIENT.id, secretEnv: 'MCP_TEST_OIDC_SECRET' }, pinned: [claudeLikeDocument(CLIENT_ID)] }),
-    ...tools.map((name) => tool(`t-${name}`, { name, endpoint: '/tools' })),
+    // `name@group`: a tool limited to that group.
+    ...tools.map((entry) => {
+      const [name, group] = entry.split('@') as [string, string | undefined];
+      return { ...tool(`t-${name}`, { name, endpoint: '/tools' }), ...(group ? { allowedGroups: group } : {}) };
+    }),
   ];
 }
 
@@ -74,6 +79,28 @@ describe(`list changes across two Node-RED instances sharing Redis on ${nodeRedP
     assert.deepEqual(heard, ['notifications/tools/list_changed', 'notifications/tools/list_changed']);
     // The instance that was deployed serves the new list; instance 2 keeps its own until it is deployed too.
     assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['first_tool']);
+    await subscription.close();
+  });
+
+  it("tells a stream on instance 2 only of instance 1's changes to tools its caller may use", { timeout: 90_000 }, async () => {
+    const heard: string[] = [];
+    let wake: (() => void) | undefined;
+    client!.setNotificationHandler('notifications/tools/list_changed', (notification) => {
+      heard.push(notification.method);
+      wake?.();
+    });
+    const subscription = await client!.listen({ toolsListChanged: true });
+    const tools = ['first_tool', 'second_tool', 'third_tool'];
+    // A tool only maintenance may use: no news for alice. Then one for admins: news.
+    await first.deploy(instanceFlows(port1, baseUrl, idp.issuer, [...tools, 'valve_tool@maintenance']), 'nodes');
+    await first.deploy(instanceFlows(port1, baseUrl, idp.issuer, [...tools, 'valve_tool@maintenance', 'audit_tool@admins']), 'nodes');
+    await new Promise<void>((resolve) => {
+      wake = () => heard.length >= 1 && resolve();
+      wake();
+    });
+    // Both announcements travel in order on one channel: had the first reached alice, it came first.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(heard, ['notifications/tools/list_changed']);
     await subscription.close();
   });
 });

@@ -92,9 +92,9 @@ describe('relayListChanges over one store', () => {
     const store = new MemoryStore();
     const logger = recordingLogger();
     const heard: ListKind[][] = [];
-    const relay = relayListChanges({ store, namespace: 'ns', path: '/tools', logger, deliver: (kinds) => heard.push(kinds) });
+    const relay = relayListChanges({ store, namespace: 'ns', path: '/tools', logger, deliver: (kinds) => void heard.push(kinds) });
     const channel = { namespace: 'ns', kind: 'list-changed', id: '/tools' };
-    relay.announce(['tools']);
+    relay.announce(['tools'], { tools: [null] });
     await store.publish(channel, JSON.stringify({ origin: 'another-instance', kinds: ['prompts', 'resources'] }));
     await store.publish({ ...channel, id: '/other' }, JSON.stringify({ origin: 'another-instance', kinds: ['tools'] }));
     await store.publish(channel, JSON.stringify({ origin: 'another-instance', kinds: ['everything'] }));
@@ -114,7 +114,7 @@ describe('relayListChanges over one store', () => {
     const logger = recordingLogger();
     const relay = relayListChanges({ store, namespace: 'ns', path: '/tools', logger, deliver: () => undefined });
     await store.close();
-    relay.announce(['tools', 'prompts']);
+    relay.announce(['tools', 'prompts'], { tools: [null], prompts: [null] });
     await settle();
     assert.match(logger.lines.join('\n'), /warn clients on other instances were not told that the tools, prompts list\(s\) of \/tools changed: storage unavailable \(closed\)/);
   });

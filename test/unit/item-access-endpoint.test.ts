@@ -215,4 +215,25 @@ describe('list-changed news per caller (2026-07-28 subscriptions/listen)', () =>
       direct.endpoint.setContent(CONTENT());
     }
   });
+
+  it("tells each caller of another instance's deploy only when it is among the audiences that instance named", async () => {
+    const [everyone, maintenance] = [await listen(EVERYONE), await listen(MAINTENANCE)];
+    try {
+      for (const stream of [everyone, maintenance]) assert.equal((await stream.next()).method, 'notifications/subscriptions/acknowledged');
+      // Heard through the storage: a tool of maintenance changed there, then a prompt everyone sees.
+      direct.endpoint.listsChanged(['tools'], { audiences: { tools: [['maintenance']] } });
+      direct.endpoint.listsChanged(['prompts'], { audiences: { prompts: [null] } });
+      // An older instance names no audiences: everyone hears, as before.
+      direct.endpoint.listsChanged(['tools'], { audiences: undefined });
+      assert.deepEqual([(await maintenance.next()).method, (await maintenance.next()).method, (await maintenance.next()).method], [
+        'notifications/tools/list_changed',
+        'notifications/prompts/list_changed',
+        'notifications/tools/list_changed',
+      ]);
+      assert.deepEqual([(await everyone.next()).method, (await everyone.next()).method], ['notifications/prompts/list_changed', 'notifications/tools/list_changed']);
+    } finally {
+      everyone.close();
+      maintenance.close();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import { sendJsonRpcError } from '../../http/responses.js';
 import { writeJsonRpcError } from '../json-rpc-answers.js';
 import type { CatalogView } from '../catalog-view.js';
+import type { AudienceChange } from '../list-audiences.js';
 import type { ListKind } from '../list-changes.js';
 import type { ListenRequest } from '../listen-request.js';
 import { ListenShares } from '../listen-shares.js';
@@ -40,9 +41,10 @@ export class ChangeStreams {
 
   /**
    * Tells the open streams that asked for them that these lists changed: after a deploy here, each
-   * caller of those that changed in its own view; after one `elsewhere`, every caller.
+   * caller of those that changed in its own view; after one `elsewhere`, each caller among the
+   * audiences the other instance named (ViewedEventBus).
    */
-  listsChanged(kinds: readonly ListKind[], elsewhere = false): void {
+  listsChanged(kinds: readonly ListKind[], elsewhere?: { readonly audiences: AudienceChange | undefined }): void {
     this.bus.listsChanged(kinds, elsewhere);
   }
 

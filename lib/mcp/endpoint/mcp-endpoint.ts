@@ -9,6 +9,7 @@ import { runRelayedCall, type RelayedCall } from '../calls/relayed-call.js';
 import type { LogLine, ProgressReport } from '../call-stream.js';
 import type { ContentCatalog } from '../content/content-catalog.js';
 import { authInfoFor, type Exchange } from '../exchange.js';
+import type { AudienceChange } from '../list-audiences.js';
 import type { ListKind } from '../list-changes.js';
 import type { ToolCatalog } from '../tool-catalog.js';
 import type { ToolDefinition } from '../tool-definition.js';
@@ -119,9 +120,10 @@ export class McpEndpoint {
 
   /**
    * Tells the open streams that asked for them that these lists changed: after a deploy here, each
-   * caller only of lists that changed in its own view; after one `elsewhere` (another instance), all.
+   * caller only of lists that changed in its own view; after one `elsewhere` (another instance), each
+   * caller among the audiences that instance named.
    */
-  listsChanged(kinds: readonly ListKind[], elsewhere = false): void {
+  listsChanged(kinds: readonly ListKind[], elsewhere?: { readonly audiences: AudienceChange | undefined }): void {
     this.parts.streams.listsChanged(kinds, elsewhere);
   }
 

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import type { CatalogView } from '../catalog-view.js';
+import { audienceIncludes, type AudienceChange } from '../list-audiences.js';
 import { fingerprintLists, listChangedEvent, type ListFingerprints, type ListKind } from '../list-changes.js';
 
 interface Listener {
@@ -48,13 +49,18 @@ export class ViewedEventBus implements ServerEventBus {
 
   /**
    * Lists changed by a deploy here: each stream hears of those among `kinds` that changed in its
-   * caller's view since it last heard. `elsewhere` (another instance's deploy, heard through the
-   * storage) cannot be judged per view here, and reaches every stream as before.
+   * caller's view since it last heard. Changed by a deploy on another instance (`elsewhere`, heard
+   * through the storage), whose lists this instance may not serve yet: each stream hears of a list if
+   * its caller is among the audiences that instance named for it (every stream, when it named none).
    */
-  listsChanged(kinds: readonly ListKind[], elsewhere = false): void {
+  listsChanged(kinds: readonly ListKind[], elsewhere?: { readonly audiences: AudienceChange | undefined }): void {
     for (const listener of this.listeners) {
       let heard = kinds;
-      if (!elsewhere && listener.caller !== undefined) {
+      if (elsewhere !== undefined) {
+        const { audiences } = elsewhere;
+        const caller = listener.caller;
+        if (audiences !== undefined && caller !== undefined) heard = kinds.filter((kind) => audienceIncludes(audiences[kind] ?? [null], caller.groups));
+      } else if (listener.caller !== undefined) {
         const now = this.digest(listener.caller);
         const before = listener.seen;
         heard = kinds.filter((kind) => before === undefined || before[kind] !== now[kind]);
