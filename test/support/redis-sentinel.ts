@@ -25,6 +25,12 @@ export interface SentinelDeployment {
   failover(): Promise<number>;
   /** SIGKILL of the current primary; resolves with the promoted replica's port once it accepts writes. */
   killPrimary(): Promise<{ killedPort: number; promotedPort: number }>;
+  /**
+   * How many promotions the group has seen (the primary's config epoch, the highest any sentinel knows).
+   * Under load the sentinels can promote twice for one loss: a failover attempt that times out is
+   * followed by another, of another replica.
+   */
+  configEpoch(): Promise<number>;
   /** Resolves once every live data node but the primary is a replica in sync that every sentinel knows. */
   ready(): Promise<void>;
   stop(): Promise<void>;
@@ -138,6 +144,15 @@ export async function startSentinelDeployment(): Promise<SentinelDeployment> {
       const killedPort = await primaryPort();
       data.get(killedPort)?.kill('SIGKILL');
       return { killedPort, promotedPort: await newPrimary(killedPort) };
+    },
+    async configEpoch() {
+      const epochs = await Promise.all(
+        sentinels.map(async ({ port }) => {
+          const fields = (await askSentinel((client) => client.call('SENTINEL', 'MASTER', SENTINEL_GROUP), port)) as string[];
+          return Number(fields[fields.indexOf('config-epoch') + 1]);
+        }),
+      );
+      return Math.max(...epochs);
     },
     ready,
     async stop() {
