@@ -152,6 +152,8 @@ export function localFlows(port, { pending, content = false, onePort = false }) 
 const OAUTH_STORAGES = {
   mem: (id) => storage(id, 'memory'),
   redis: (id) => storage(id, 'redis', 'MCP_BENCH_REDIS_URL'),
+  // OAuth + Redis with access per tool (GROUP_SETS below).
+  groups: (id) => storage(id, 'redis', 'MCP_BENCH_REDIS_URL'),
   sentinel: (id) => sentinelStorage(id, 'MCP_BENCH_SENTINELS', SENTINEL_GROUP),
   cluster: (id) => clusterStorage(id, 'MCP_BENCH_CLUSTER_NODES'),
 };
@@ -180,10 +182,23 @@ export function oauthFlows(ports, issuer) {
     );
     nodes.push({ ...oauthServer(`fs-${mode}`, { runtime: `rt-${mode}`, auth: `auth-${mode}`, path, groups: 'mcp-users', wires: [`echo-${mode}`], serverName: `bench-${mode}` }), maxConcurrent: '64' });
     nodes.push(answer(`echo-${mode}`, ECHO, `fs-${mode}`));
-    nodes.push(...echoTools(mode, OAUTH_TOOL_COUNT, path));
+    const tools = echoTools(mode, OAUTH_TOOL_COUNT, path);
+    nodes.push(...(mode === 'groups' ? tools.map((node, i) => ({ ...node, ...(TOOL_GROUPS[i % 3] ? { allowedGroups: TOOL_GROUPS[i % 3] } : {}) })) : tools));
   }
   return nodes;
 }
+
+/**
+ * Endpoint /groups: of its 500 tools a third is for every member, a third for `maintenance`, a third
+ * for `ops`. Three callers of three group sets see 167, 334 and all 500 of them: three views, each
+ * built once per deploy.
+ */
+const TOOL_GROUPS = [undefined, 'maintenance', 'ops'];
+export const GROUP_SET_CALLERS = [
+  { username: 'alice', groups: ['mcp-users', 'admins'], sees: 167 },
+  { username: 'carol', groups: ['mcp-users', 'maintenance'], sees: 334 },
+  { username: 'dave', groups: ['mcp-users', 'maintenance', 'ops'], sees: 500 },
+];
 
 export function oauthCallbacks(ports) {
   return Object.keys(ports).map((slug) => `http://127.0.0.1:${ports[slug]}/oauth/${slug}/callback`);

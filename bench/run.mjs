@@ -29,6 +29,9 @@
 // prompt is compared with the tools/call rate of its own endpoint, and its 500 vs 1 ratio shows
 // whether it costs more on a larger endpoint (for templates: whether matching grows with their number).
 // Each answer is checked once before loading (content `hi`), and every answer under load must equal it.
+// Phases `oauth` and `list` together add access per tool: an OAuth + Redis endpoint whose 500 tools are
+// a third for every member, a third for `maintenance`, a third for `ops` (flows.mjs GROUP_SET_CALLERS),
+// listed by a caller of each of the three group sets, beside OAuth + Redis 500 tools without limits.
 // Phase `oneport` adds one-port mode: the same one-tool echo endpoint as Local 1 tool, served on
 // Node-RED's own HTTP server (its Express app, beside the editor, with Node-RED's default settings)
 // instead of the runtime's own listener, in the same Node-RED and the same rounds as Local 1 tool.
@@ -70,7 +73,7 @@ import { startRedis } from '../dist/test/support/redis-server.js';
 import { startSentinelDeployment } from '../dist/test/support/redis-sentinel.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
-import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
+import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, GROUP_SET_CALLERS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
 import { CALL, ERA, GET_PROMPT, LIST, READ, READ_TEMPLATED, READ_VIEW, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
@@ -263,7 +266,10 @@ async function startSharedRedis() {
 async function startOAuthNodeRed(redis, modes, env = {}) {
   const ports = {};
   for (const mode of modes) ports[mode] = await freePort();
-  const idp = await startTestIdp({ clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: oauthCallbacks(ports) }] });
+  const idp = await startTestIdp({
+    clients: [{ client_id: BRIDGE_CLIENT.id, client_secret: BRIDGE_CLIENT.secret, redirect_uris: oauthCallbacks(ports) }],
+    users: GROUP_SET_CALLERS.map(({ username, groups }) => ({ username, email: `${username}@example.test`, name: username, groups })),
+  });
   let nodeRed;
   const stop = async () => {
     await nodeRed?.stop();
@@ -281,13 +287,16 @@ async function startOAuthNodeRed(redis, modes, env = {}) {
       await waitForPath(url, nodeRed);
       const unauthenticated = await post(url, CALL.body, CALL.headers);
       if (unauthenticated.status !== 401) throw new Error(`${url} answered ${unauthenticated.status} without a token`);
-      // The official client's sign-in, as Claude Code does it; the bench then uses its token.
-      const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
-      const client = await signedInClient(url, provider, idp, 'alice');
-      await client.close();
-      if (!provider.accessToken) throw new Error(`no access token after signing in at ${url}`);
-      endpoints[mode] = { url, headers: { authorization: `Bearer ${provider.accessToken}` } };
-      log(`  signed in at ${url}`);
+      // The official client's sign-in, as Claude Code does it; the bench then uses its token. On
+      // /groups each caller of GROUP_SET_CALLERS signs in (by its name), elsewhere alice.
+      for (const username of mode === 'groups' ? GROUP_SET_CALLERS.map((caller) => caller.username) : ['alice']) {
+        const provider = new TestOAuthProvider(CLIENT_ID, await freePort());
+        const client = await signedInClient(url, provider, idp, username);
+        await client.close();
+        if (!provider.accessToken) throw new Error(`no access token after signing in at ${url} as ${username}`);
+        endpoints[mode === 'groups' ? `groups-${username}` : mode] = { url, headers: { authorization: `Bearer ${provider.accessToken}` } };
+        log(`  signed in at ${url}${mode === 'groups' ? ` as ${username}` : ''}`);
+      }
     }
     return { nodeRed, endpoints, redisPid: redis.pid, stop };
   } catch (error) {
@@ -422,9 +431,9 @@ async function measureCalls(scenarios) {
   }
 }
 
-async function measureList({ id, label, url, headers = {}, serverPids }) {
-  await checkToolCount(url, 500, headers);
-  log(`${label}: tools/list at 500 tools`);
+async function measureList({ id, label, url, headers = {}, serverPids, tools = 500 }) {
+  await checkToolCount(url, tools, headers);
+  log(`${label}: tools/list of ${tools} tools`);
   const sequential = await sequentialLatency(url, LIST.body, { ...LIST.headers, ...headers }, 200);
   const options = loadOptions({ url, body: LIST.body, headers: { ...LIST.headers, ...headers }, connections: CONFIG.connections });
   await warmUp(options, 1);
@@ -529,7 +538,8 @@ async function main() {
     if (PHASES.has('oauth') || PHASES.has('ha')) {
       const ha = PHASES.has('ha') ? await startHighAvailability() : undefined;
       if (ha) running.push(ha);
-      const modes = [...(PHASES.has('oauth') ? ['mem'] : []), 'redis', ...(ha ? ['sentinel', 'cluster'] : [])];
+      const lists500 = PHASES.has('oauth') && PHASES.has('list');
+      const modes = [...(PHASES.has('oauth') ? ['mem'] : []), 'redis', ...(lists500 ? ['groups'] : []), ...(ha ? ['sentinel', 'cluster'] : [])];
       const oauth = await startOAuthNodeRed(sharedRedis, modes, ha?.env);
       running.push(oauth);
       const { mem, redis, sentinel, cluster } = oauth.endpoints;
@@ -537,6 +547,13 @@ async function main() {
       if (mem) scenarios.push({ id: `oauth-mem-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Memory', tools: OAUTH_TOOL_COUNT, ...mem, serverPids: [oauth.nodeRed.pid] });
       scenarios.push({ id: `oauth-redis-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis', tools: OAUTH_TOOL_COUNT, ...redis, serverPids: redisPids });
       if (PHASES.has('oauth')) lists.push({ id: 'oauth-redis-500', label: 'this package, OAuth + Redis', ...redis, serverPids: redisPids });
+      // Access per tool: each caller's list comes from its group set's view, prebuilt once per deploy.
+      if (lists500) {
+        for (const { username, sees } of GROUP_SET_CALLERS) {
+          const label = `this package, OAuth + Redis, access per tool: ${username} (sees ${sees})`;
+          lists.push({ id: `oauth-groups-${username}`, label, tools: sees, ...oauth.endpoints[`groups-${username}`], serverPids: redisPids });
+        }
+      }
       // Server CPU of these two rows is Node-RED's alone: their Redis servers are several processes.
       if (sentinel) scenarios.push({ id: `oauth-sentinel-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis Sentinel', tools: OAUTH_TOOL_COUNT, ...sentinel, serverPids: [oauth.nodeRed.pid] });
       if (cluster) scenarios.push({ id: `oauth-cluster-${OAUTH_TOOL_COUNT}`, label: 'this package, OAuth + Redis Cluster', tools: OAUTH_TOOL_COUNT, ...cluster, serverPids: [oauth.nodeRed.pid] });
