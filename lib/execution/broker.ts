@@ -143,19 +143,29 @@ export class ExecutionBroker<C, S = never> {
     // down, and its client, told to retry, could run a tool with side effects twice.
     if (this.stoppedReason !== undefined) return Promise.resolve({ kind: 'stopped', reason: this.stoppedReason });
     const executionId = options.executionId ?? newExecutionId();
-    const timeoutMs = options.timeoutMs;
+    const { timeoutMs, signal, context, stream } = options;
     const maxTotalMs = Math.max(options.maxTotalMs ?? timeoutMs, timeoutMs);
+    // Built before the promise, so that no closure below keeps `options` for as long as the call waits.
+    const request: ExecutionRequest = {
+      executionId,
+      toolName: options.toolName,
+      arguments: options.arguments,
+      progressToken: options.progressToken ?? false,
+      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      ...(options.clientCapabilities !== undefined ? { clientCapabilities: options.clientCapabilities } : {}),
+    };
     return new Promise<ExecutionOutcome>((resolve) => {
       const timer = setTimeout(() => this.finish(executionId, { kind: 'timeout', timeoutMs }), timeoutMs);
-      const onAbort = options.signal ? () => this.finish(executionId, { kind: 'cancelled' }) : undefined;
-      if (onAbort) options.signal!.addEventListener('abort', onAbort, { once: true });
+      const onAbort = signal ? () => this.finish(executionId, { kind: 'cancelled' }) : undefined;
+      if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
       this.pending.set(executionId, {
         resolve,
         timer,
-        signal: options.signal,
+        signal,
         onAbort,
-        context: options.context,
-        stream: options.stream,
+        context,
+        stream,
         startedAt: Date.now(),
         timeoutMs,
         maxTotalMs,
@@ -163,16 +173,7 @@ export class ExecutionBroker<C, S = never> {
         lastProgress: -Infinity,
       });
       try {
-        const request: ExecutionRequest = {
-          executionId,
-          toolName: options.toolName,
-          arguments: options.arguments,
-          progressToken: options.progressToken ?? false,
-          ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
-          ...(options.input !== undefined ? { input: options.input } : {}),
-          ...(options.clientCapabilities !== undefined ? { clientCapabilities: options.clientCapabilities } : {}),
-        };
-        this.dispatch(request, options.context);
+        this.dispatch(request, context);
       } catch (error) {
         // The flow could not even be started (the node threw while sending); end the call now.
         this.finish(executionId, { kind: 'answered', error });

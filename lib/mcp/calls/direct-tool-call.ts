@@ -62,22 +62,38 @@ export async function serveDirectCall(
 ): Promise<void> {
   const modern = call.revision === MODERN_PROTOCOL_VERSION;
   const finish = deps.report(exchange.caller, exchange.disconnected, performance.now());
-  const answer = (result: CallToolResult, json: string) => writeJsonRpcResult(res, modern ? JSON.stringify(completeModernResult(result, deps.serverInfo)) : json, call.id);
   const problems = tool.checkArguments(call.arguments);
   if (problems.length > 0) {
     const result = invalidArgumentsResult(tool.name, problems);
     const json = JSON.stringify(result);
     const mode = tool.modeOfRefused?.(call.arguments);
     finish(tool, 'invalid_arguments', result, mode !== undefined ? { mode } : {}, json);
-    return answer(result, json);
+    return writeAnswer(res, call.id, modern, deps.serverInfo, result, json);
   }
   const context = executionContextOf(exchange.caller, deps.path, tool, call.revision, call.id, call.clientCapabilities);
-  const begin = (input: RoundInput | undefined) => deps.begin(tool, call.arguments, context, exchange.disconnected, finish, input !== undefined ? { input } : {});
+  // Up to here nothing waits, so this frame ends: the parsed request and the exchange are not kept
+  // for as long as the flow works (10 000 calls may wait at once), only what the answer needs.
+  return answerWhenDone(deps, tool, call.arguments, context, exchange.disconnected, finish, res, call.id, modern);
+}
+
+async function answerWhenDone(
+  deps: DirectCallDependencies,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  context: ExecutionContext,
+  disconnected: AbortSignal,
+  finish: CallFinish,
+  res: ServerResponse,
+  id: RequestId,
+  modern: boolean,
+): Promise<void> {
   let outcome: ExecutionOutcome;
   let inputRounds: number | undefined;
   try {
-    outcome = await begin(undefined);
+    outcome = await deps.begin(tool, args, context, disconnected, finish, {});
     if (outcome.kind === 'input') {
+      // Made only for the rare call whose flow asks.
+      const begin = (input: RoundInput | undefined) => deps.begin(tool, args, context, disconnected, finish, input !== undefined ? { input } : {});
       // The tool declares no questions (and a 2025-era JSON answer is no stream to ask on): the
       // flow is told so, round after round, exactly as on the SDK's path.
       const cannotAsk = modern ? {} : { cannotAsk: noStreamToAsk(tool.name) };
@@ -86,7 +102,7 @@ export async function serveDirectCall(
       inputRounds = 1;
     }
   } catch (error) {
-    if (error instanceof ProtocolError) return writeJsonRpcError(res, call.id, error);
+    if (error instanceof ProtocolError) return writeJsonRpcError(res, id, error);
     throw error;
   }
   const shaped = resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
@@ -94,7 +110,12 @@ export async function serveDirectCall(
   const json = JSON.stringify(result);
   const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
   finish(tool, status as CallOutcome, result, inputRounds !== undefined ? { inputRounds } : {}, json);
-  answer(result, json);
+  writeAnswer(res, id, modern, deps.serverInfo, result, json);
+}
+
+/** The one JSON answer of a direct call: the 2025 result as it is, the 2026-07-28 one completed. */
+function writeAnswer(res: ServerResponse, id: RequestId, modern: boolean, serverInfo: ServerIdentity, result: CallToolResult, json: string): void {
+  writeJsonRpcResult(res, modern ? JSON.stringify(completeModernResult(result, serverInfo)) : json, id);
 }
 
 /**
