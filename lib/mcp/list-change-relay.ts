@@ -58,7 +58,7 @@ export function relayListChanges(options: {
  * anything else. Audiences an older instance did not send, or that are not as this palette writes
  * them, are left out: every stream then hears, which costs a client one needless list at most.
  */
-export function parseAnnouncement(message: string): { kinds: ListKind[]; audiences: AudienceChange | undefined } | undefined {
+function parseAnnouncement(message: string): { kinds: ListKind[]; audiences: AudienceChange | undefined } | undefined {
   const parsed = parseJsonOrUndefined(message);
   const { origin, kinds, audiences } = (parsed ?? {}) as { origin?: unknown; kinds?: unknown; audiences?: unknown };
   if (typeof origin !== 'string' || !Array.isArray(kinds) || !kinds.every(isListKind)) return undefined;

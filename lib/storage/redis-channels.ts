@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../core/logger.js';
-import { isClusterTarget, isSentinelTarget, openClient, type RedisClient, type RedisTarget } from './redis-connection.js';
+import { isClusterTarget, openClient, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { redisErrorToken } from './redis-errors.js';
-import { followSentinelSwitches } from './sentinel-switch-watch.js';
+import type { SentinelSwitchWatch } from './sentinel-switch-watch.js';
 
 /**
  * The listening side of a Redis store: a second connection, opened with the first subscription (a
@@ -25,8 +25,11 @@ export class RedisChannels {
   private readonly logger: Logger;
   private readonly closing: () => boolean;
   private readonly sharded: boolean;
+  /** Sentinel mode: moves the subscriber at a failover, with the store's command connection. */
+  private readonly switches: SentinelSwitchWatch | undefined;
 
-  constructor(target: RedisTarget, logger: Logger, closing: () => boolean) {
+  constructor(target: RedisTarget, logger: Logger, closing: () => boolean, switches?: SentinelSwitchWatch) {
+    this.switches = switches;
     this.target = target;
     this.logger = logger;
     this.closing = closing;
@@ -66,7 +69,7 @@ export class RedisChannels {
 
   private open(): RedisClient {
     const subscriber = openClient(this.target, { autoResubscribe: false, connectionName: 'node-red-mcp-events' }, true);
-    if (isSentinelTarget(this.target)) followSentinelSwitches(subscriber as Redis, this.target.sentinel, this.closing);
+    this.switches?.follow(subscriber as Redis, this.closing);
     subscriber.on('ready', () => this.subscribe(subscriber, this.pending()));
     // Cluster: a channel whose SSUBSCRIBE failed (no subscriber for its slot yet) is tried again at
     // each slot refresh, until ioredis's subscriber group holds it.

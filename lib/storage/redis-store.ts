@@ -8,7 +8,7 @@ import { isClusterTarget, isSentinelTarget, openClient, type RedisClient, type R
 import { isConfigurationError, redisErrorToken } from './redis-errors.js';
 import { STORAGE_DEFAULTS } from './storage-defaults.js';
 import { assertKeyPrefix, assertLimit, assertMember, assertTtlSeconds, assertValue, renderStoreKey } from './store-arguments.js';
-import { followSentinelSwitches } from './sentinel-switch-watch.js';
+import { SentinelSwitchWatch } from './sentinel-switch-watch.js';
 import { SentinelFollower } from './sentinel-follower.js';
 import { StoreStateTracker } from './store-state.js';
 import { StorageUnavailableError, type Store, type StoreKey, type StoreState } from './store.js';
@@ -109,7 +109,9 @@ export class RedisStore implements Store {
     this.client = client as Redis;
     this.follower = isSentinelTarget(options) ? new SentinelFollower(this.client, this.logger) : undefined;
     this.clusterFollower = isClusterTarget(options) ? new ClusterFollower(client as Cluster, this.logger) : undefined;
-    this.channels = new RedisChannels(this.target, this.logger, () => this.closing !== undefined);
+    // Sentinel mode: both connections follow the sentinels' announcements through one watch.
+    const switches = isSentinelTarget(this.target) ? new SentinelSwitchWatch(this.target.sentinel) : undefined;
+    this.channels = new RedisChannels(this.target, this.logger, () => this.closing !== undefined, switches);
     this.client.defineCommand('mcpCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.client.defineCommand('mcpIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.client.defineCommand('mcpAddToBoundedSet', { numberOfKeys: 1, lua: ADD_TO_BOUNDED_SET_LUA });
@@ -127,7 +129,7 @@ export class RedisStore implements Store {
     // Our retryStrategy never gives up, so `end` without close() means ioredis could not even set up
     // a connection (e.g. bad TLS options): nothing will change without a person. Except in Sentinel
     // mode, where the switch watch starts it again (and moves it at each failover).
-    if (isSentinelTarget(this.target)) followSentinelSwitches(this.client, this.target.sentinel, () => this.closing !== undefined);
+    switches?.follow(this.client, () => this.closing !== undefined);
     this.client.on('end', () => this.enter(this.follower && this.tracker.state !== 'failed' ? 'reconnecting' : 'failed'));
   }
 

@@ -30,20 +30,49 @@ export function mustMove(announced: SwitchAnnouncement, group: string, connected
 }
 
 /**
- * Sentinel mode: moves `client` to a new primary as soon as a sentinel announces the switch, and
- * starts it again if ioredis ends it. Used instead of ioredis's own `failoverDetector`, which drops
- * the connection on every `+switch-master` message: of any group, and also one naming the primary
- * the client already reconnected to. The sentinels announce one failover each, up to seconds apart,
- * so a client that had just found the new primary was dropped again, and the calls on it failed
- * after the deployment had recovered (seen here: two disconnects per client in one SIGKILL
+ * Sentinel mode: moves a store's connections to a new primary as soon as a sentinel announces the
+ * switch, and starts one again if ioredis ends it. Used instead of ioredis's own `failoverDetector`,
+ * which drops the connection on every `+switch-master` message: of any group, and also one naming the
+ * primary the client already reconnected to. The sentinels announce one failover each, up to seconds
+ * apart, so a client that had just found the new primary was dropped again, and the calls on it
+ * failed after the deployment had recovered (seen here: two disconnects per client in one SIGKILL
  * failover; in CI a worker failed after every worker had been served again).
  *
- * Messages are only heard while `client` is ready: a client that is connecting asks the sentinels
- * anyway, and ioredis ends for good a Sentinel client that is disconnected in the middle of that.
- * The watch stops, with its connections to the sentinels, at the client's `end` once `closing()`.
+ * One watch per store: its command connection and its subscriber share one subscription per sentinel,
+ * opened with the first connection followed and closed when the last one is closed for good.
+ * Messages move only a ready connection: one that is connecting asks the sentinels anyway, and
+ * ioredis ends for good a Sentinel client that is disconnected in the middle of that.
  */
-export function followSentinelSwitches(client: Redis, target: SentinelTarget, closing: () => boolean): void {
-  const watchers = target.sentinels.map(({ host, port }) => {
+export class SentinelSwitchWatch {
+  private readonly followed = new Set<Redis>();
+  private watchers: Redis[] | undefined;
+
+  constructor(private readonly target: SentinelTarget) {}
+
+  /** Follows `client` until it ends while `closing()` says its store is closing. */
+  follow(client: Redis, closing: () => boolean): void {
+    this.followed.add(client);
+    this.watchers ??= this.target.sentinels.map(({ host, port }) => this.watch(host, port));
+    client.on('end', () => {
+      if (closing()) return this.unfollow(client);
+      // Our retry strategies never give up, so an end we did not ask for is ioredis giving up on the
+      // sentinels in a way no option reaches: start again rather than stay down until a redeploy.
+      const timer = setTimeout(() => {
+        if (!closing() && client.status === 'end') client.connect().catch(() => undefined);
+      }, STORAGE_DEFAULTS.redisRetryMaxDelayMs);
+      timer.unref();
+    });
+  }
+
+  private unfollow(client: Redis): void {
+    this.followed.delete(client);
+    if (this.followed.size > 0) return;
+    for (const watcher of this.watchers ?? []) watcher.disconnect();
+    this.watchers = undefined;
+  }
+
+  private watch(host: string, port: number): Redis {
+    const { target } = this;
     const watcher = new Redis({
       host,
       port,
@@ -61,23 +90,12 @@ export function followSentinelSwitches(client: Redis, target: SentinelTarget, cl
     watcher.on('error', () => undefined);
     watcher.subscribe('+switch-master').catch(() => undefined);
     watcher.on('message', (channel: string, message: string) => {
-      if (channel !== '+switch-master' || client.status !== 'ready') return;
-      const announced = parseSwitchMaster(message);
-      if (announced && mustMove(announced, target.name, connectedAddress(client))) client.disconnect(true);
+      const announced = channel === '+switch-master' ? parseSwitchMaster(message) : undefined;
+      if (!announced) return;
+      for (const client of this.followed) {
+        if (client.status === 'ready' && mustMove(announced, target.name, connectedAddress(client))) client.disconnect(true);
+      }
     });
     return watcher;
-  });
-  client.on('end', () => {
-    if (closing()) {
-      for (const watcher of watchers) watcher.disconnect();
-      return;
-    }
-    // Our retry strategies never give up, so an end we did not ask for is ioredis giving up on the
-    // sentinels in a way no option reaches: start again rather than stay down until a redeploy.
-    const timer = setTimeout(() => {
-      if (!closing() && client.status === 'end') client.connect().catch(() => undefined);
-    }, STORAGE_DEFAULTS.redisRetryMaxDelayMs);
-    timer.unref();
-  });
+  }
 }
-
