@@ -10,6 +10,11 @@ export interface CallerIdentity {
   /** 12-character hash of the sign-in session (audit correlation); never a token. */
   readonly session?: string;
   /**
+   * The scopes the caller's token carries and its groups still allow (OAuth): items with *Required
+   * scopes* check them. Never handed to the flow.
+   */
+  readonly scopes?: readonly string[];
+  /**
    * Set only for a call started from the editor's MCP sidebar ("Try it"): the Node-RED user who ran
    * it (`null` when the editor has no sign-in), and whether they confirmed running it on an OAuth
    * endpoint limited to groups. Such a caller never has a subject, e-mail or groups.
@@ -39,4 +44,9 @@ export type AccessDecision =
  */
 export interface AccessPolicy {
   check(req: IncomingMessage): AccessDecision | Promise<AccessDecision>;
+  /**
+   * Answers a request for an item whose *Required scopes* the caller's token lacks (`missing`): the
+   * step-up challenge a client reacts to by signing in again for more. Only OAuth access has one.
+   */
+  refuseScope?(res: ServerResponse, caller: CallerIdentity, missing: readonly string[]): void;
 }

@@ -12,9 +12,11 @@ export type AuditEvent =
   | RefreshAuditEvent
   | RegistrationAuditEvent
   | RevocationAuditEvent
-  | { event: 'oauth.sign_in'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; endpoint?: string }
+  /** `narrowed`: signed in, without the scopes issued by group that the user is not in a group for (`scopes`). */
+  | { event: 'oauth.sign_in'; outcome: 'success' | 'refused' | 'narrowed'; reason?: string; subject?: string; client?: string; endpoint?: string; scopes?: string }
   | { event: 'oauth.token'; outcome: 'success' | 'refused'; reason?: string; subject?: string; client?: string; session?: string }
-  | { event: 'mcp.auth'; reason: string; subject?: string; client?: string; ip?: string; endpoint: string }
+  /** A refused request; for `insufficient_scope`, `scopes` names the scopes the item needed and the token lacked. */
+  | { event: 'mcp.auth'; reason: string; subject?: string; client?: string; ip?: string; endpoint: string; scopes?: string }
   | {
       event: 'mcp.tool_call';
       outcome: string;
@@ -41,7 +43,7 @@ export type AuditSink = (event: AuditEvent) => void;
  * callers are already audited as `mcp.auth` (or, without a token, deliberately not at all).
  */
 export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
-  if (call.outcome === 'unauthenticated' || call.outcome === 'forbidden') return undefined;
+  if (call.outcome === 'unauthenticated' || call.outcome === 'forbidden' || call.outcome === 'insufficient_scope') return undefined;
   return {
     event: 'mcp.tool_call',
     outcome: call.outcome,
@@ -60,7 +62,9 @@ export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
  * the declared URI or template (not the URI read: its values are the caller's input, like tool
  * arguments) or the prompt; completion values and prompt arguments are never written.
  */
-export function contentAudit(event: ContentFinished): AuditEvent {
+export function contentAudit(event: ContentFinished): AuditEvent | undefined {
+  // Refused for its scopes: already audited as `mcp.auth` with reason insufficient_scope.
+  if (event.outcome === 'insufficient_scope') return undefined;
   const who = {
     ...(event.caller.subject ? { subject: event.caller.subject } : {}),
     ...(event.caller.client ? { client: event.caller.client } : {}),

@@ -9,6 +9,7 @@ import type { UpstreamRefresher } from './upstream/upstream-refresh.js';
 import type { UpstreamSignIn } from './bridge/bridge-context.js';
 import type { ClientResolver } from './clients/known-client.js';
 import type { SignInPageCatalog } from './pages/page-texts.js';
+import type { ScopeGrants } from './scope-grants.js';
 
 /**
  * One `mcp-auth` node, ready to serve: everything but the issuer, which comes from the runtime
@@ -19,7 +20,10 @@ export interface AuthConfiguration {
   readonly id: string;
   readonly slug: string;
   readonly namespace: string;
+  /** The sign-in's own scopes (asked of the provider too): what a first sign-in is granted. */
   readonly scopes: readonly string[];
+  /** Extra scopes the bridge issues by group, for step-up; never asked of the provider. */
+  readonly scopeGrants: ScopeGrants;
   readonly accessTokenTtlSeconds: number;
   readonly consentPolicy: ConsentPolicy;
   /** Dynamic client registration (RFC 7591); off unless the admin enables it. */

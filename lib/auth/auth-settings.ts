@@ -8,6 +8,7 @@ import { parseOptionalRefreshKey } from './refresh/refresh-key.js';
 import type { ConsentPolicy } from './consent/consent-types.js';
 import type { ClientMetadata } from './clients/client-metadata.js';
 import { parsePinnedClients } from './clients/pinned-clients.js';
+import { parseScopeGrants, type ScopeGrants } from './scope-grants.js';
 import { namespaceOf, parseProviderSettings, type ProviderSettings } from './upstream/provider-settings.js';
 
 /** A validated `mcp-auth` node, secrets resolved. Never log it: it holds the client secret. */
@@ -22,6 +23,8 @@ export interface AuthSettings {
   readonly registration: RegistrationPolicy;
   /** Set when the selected provider has a Refresh Key: refresh tokens are offered. */
   readonly refresh: { readonly key: Buffer; readonly lifetimes: RefreshLifetimes } | undefined;
+  /** Extra scopes issued by group (*Scopes by group*), for items that require them. */
+  readonly scopeGrants: ScopeGrants;
 }
 
 export interface AuthCredentials {
@@ -84,6 +87,7 @@ export function parseAuthConfig(
   const accessTokenTtlSeconds = ttl(config.accessTokenTtl);
   const consentPolicy = parseConsentPolicy(config);
   const registration = parseRegistrationPolicy(config);
+  const scopeGrants = parseScopeGrants(config.scopeGroups);
   // Each provider tab has its own key, so switching provider never reuses the other's sessions.
   const key = parseOptionalRefreshKey(kind === 'oidc' ? credentials?.oidcRefreshKey : credentials?.entraRefreshKey);
   const refresh = key
@@ -96,7 +100,7 @@ export function parseAuthConfig(
         }),
       }
     : undefined;
-  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy, registration, refresh });
+  return Object.freeze({ slug, provider, namespace: namespaceOf(provider, slug), allowList, pinnedClients, accessTokenTtlSeconds, consentPolicy, registration, refresh, scopeGrants });
 }
 
 function secretFrom(envName: unknown, credential: string | undefined, env: Environment): string {

@@ -69,8 +69,8 @@ export class EdgeAgent {
       const definition = catalog.find(listing.name);
       // The palette's own in-process tools (get_flow) stay on the instance they describe, and an
       // endpoint that is also a hub offers only its own tools, not those it relays for other sites.
-      // A tool limited to groups is not offered: a hub restricts what it relays per site instead.
-      if (!definition || definition.runInProcess || definition.relay || definition.allowedGroups) continue;
+      // A tool limited to groups or scopes is not offered: a hub restricts what it relays per site instead.
+      if (!definition || definition.runInProcess || definition.relay || definition.allowedGroups || definition.requiredScopes) continue;
       tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs });
     }
     return { t: 'announce', site: this.options.site, instance: this.instance, tools };

@@ -1,4 +1,6 @@
 import type { ContentCatalog } from '../mcp/content/content-catalog.js';
+import type { ToolDefinition } from '../mcp/tool-definition.js';
+import { itemAccess } from '../access/item-access.js';
 
 /** One resource, resource template or prompt as the sidebar lists it: what it is, and who may use it. */
 export interface ContentAccessItem {
@@ -9,6 +11,8 @@ export interface ContentAccessItem {
   readonly uri?: string;
   /** Its *Allowed groups*; absent when every caller the endpoint lets in may use it. */
   readonly allowedGroups?: readonly string[];
+  /** Its *Required scopes*; absent when signing in is enough. */
+  readonly requiredScopes?: readonly string[];
 }
 
 /**
@@ -22,8 +26,23 @@ export function contentAccess(catalog: Pick<ContentCatalog, 'items'>): ContentAc
       kind: resource.template ? ('template' as const) : ('resource' as const),
       name: resource.name,
       uri: resource.uri,
-      ...(resource.allowedGroups ? { allowedGroups: resource.allowedGroups } : {}),
+      ...itemAccess(resource),
     })),
-    ...prompts.map((prompt) => ({ kind: 'prompt' as const, name: prompt.name, ...(prompt.allowedGroups ? { allowedGroups: prompt.allowedGroups } : {}) })),
+    ...prompts.map((prompt) => ({ kind: 'prompt' as const, name: prompt.name, ...itemAccess(prompt) })),
   ];
+}
+
+/**
+ * Which of the listed tools only some groups may use, and which need scopes, by tool name: what the
+ * sidebar's Try it says of each tool, sent beside the listing rather than in it.
+ */
+export function toolAccess(listed: readonly { readonly name: string }[], toolNamed: (name: string) => Pick<ToolDefinition, 'allowedGroups' | 'requiredScopes'> | undefined) {
+  const allowedGroups: Record<string, readonly string[]> = {};
+  const requiredScopes: Record<string, readonly string[]> = {};
+  for (const { name } of listed) {
+    const tool = toolNamed(name);
+    if (tool?.allowedGroups) allowedGroups[name] = tool.allowedGroups;
+    if (tool?.requiredScopes) requiredScopes[name] = tool.requiredScopes;
+  }
+  return { allowedGroups, requiredScopes };
 }

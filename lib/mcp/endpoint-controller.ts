@@ -19,6 +19,7 @@ import { relayListChanges, type ListChangeRelay } from './list-change-relay.js';
 import { audiencesOf, servedAudiences } from './list-audiences.js';
 import { fingerprintLists, servedLists } from './list-changes.js';
 import { securitySchemesFor } from './security-schemes.js';
+import { refuseUnkeptAccess } from './deploy-access-checks.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -231,7 +232,7 @@ export class EndpointController {
   private loadCatalogs(endpoint: McpEndpoint): void {
     const tools = this.catalog();
     const content = this.options.content?.catalogFor(endpoint.path);
-    refuseGroupsWithoutIdentity(this.options.settings, tools, content);
+    refuseUnkeptAccess(this.options.settings, this.options.access.auth, { tools, content });
     endpoint.setCatalog(tools);
     if (content) endpoint.setContent(content);
     this.edges?.announce();
@@ -318,25 +319,6 @@ export class EndpointController {
     this.queue = next.catch(() => undefined);
     return next;
   }
-}
-
-/**
- * Local endpoints know nobody's groups: an item limited to groups would be served to no one, or (if
- * served) to everyone. Either is a surprise, so the endpoint does not serve such a deploy at all.
- */
-function refuseGroupsWithoutIdentity(settings: FlowServerSettings, tools: ToolCatalog, content: ContentCatalog | undefined): void {
-  if (settings.access !== 'local') return;
-  const site = settings.edges.siteGroups.keys().next().value;
-  const item = site !== undefined ? `edge site ${site}` : firstRestricted(tools, content);
-  if (item !== undefined) {
-    throw new McpPaletteError('item_groups_need_oauth', `${item} has allowed groups, which need OAuth sign-in: Local access knows no groups`, { item });
-  }
-}
-
-function firstRestricted(tools: ToolCatalog, content: ContentCatalog | undefined): string | undefined {
-  const tool = tools.listings.find((listing) => tools.find(listing.name)?.allowedGroups);
-  if (tool) return `tool ${tool.name}`;
-  return content?.firstRestricted;
 }
 
 /** What the endpoint of one start is built from: the node's settings and its way to the flow. */

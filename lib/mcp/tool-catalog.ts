@@ -27,8 +27,7 @@ export class ToolCatalog {
     const sorted = [...definitions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.byName = new Map(sorted.map((definition) => [definition.name, definition]));
     this.whole = whole;
-    const listing = securitySchemes ? (tool: Tool) => withSecuritySchemes(tool, securitySchemes) : (tool: Tool) => tool;
-    const tools = sorted.map((definition) => listing(definition.listing));
+    const tools = sorted.map((definition) => (securitySchemes ? withSecuritySchemes(definition.listing, schemesOf(definition, securitySchemes)) : definition.listing));
     this.pages = new PagedList('tools/list', tools, (tool) => tool.name, (page, nextCursor) => (nextCursor ? { tools: page as Tool[], nextCursor } : { tools: page as Tool[] }), pageSize);
     this.listResult = this.pages.first;
   }
@@ -73,6 +72,13 @@ export class ToolCatalog {
     return this.byName.get(name);
   }
 
+  /** Whether some tool has *Required scopes*. */
+  get scoped(): boolean {
+    return (this.anyScoped ??= [...this.byName.values()].some((tool) => tool.requiredScopes !== undefined));
+  }
+
+  private anyScoped: boolean | undefined;
+
   /** Every tool's *Allowed groups* (undefined for the unrestricted ones). */
   get restrictions(): Iterable<readonly string[] | undefined> {
     return [...this.byName.values()].map((tool) => tool.allowedGroups);
@@ -93,6 +99,16 @@ export class ToolCatalog {
   }
 
   static readonly empty = new ToolCatalog([]);
+}
+
+/**
+ * A tool's own schemes: the endpoint's, with the tool's *Required scopes* added to its OAuth scopes,
+ * so a client can ask for them up front (ChatGPT's apps read them per tool).
+ */
+function schemesOf(tool: ToolDefinition, schemes: readonly SecurityScheme[]): readonly SecurityScheme[] {
+  const required = tool.requiredScopes;
+  if (required === undefined) return schemes;
+  return schemes.map((scheme) => (scheme.type === 'oauth2' ? { type: 'oauth2' as const, scopes: [...new Set([...scheme.scopes, ...required])] } : scheme));
 }
 
 /**

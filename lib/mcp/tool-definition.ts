@@ -7,6 +7,7 @@ import { isValidEndpointPath } from './endpoint-path.js';
 import { scanParamHeaders, type ParamHeaderDeclaration } from './param-headers.js';
 import { INPUT_KINDS, type InputKind } from '../input/input-requests.js';
 import { parseAllowedGroups } from '../access/allowed-groups.js';
+import { parseRequiredScopes } from '../access/required-scopes.js';
 import { parseToolViewMeta } from './app-ui.js';
 
 /** The MCP tool-name rule (2025-11-25): 1-128 characters from A-Z a-z 0-9 _ - . */
@@ -37,6 +38,8 @@ export interface ToolConfig {
   readonly asksBeforeTask?: unknown;
   /** Groups whose members may see and call the tool, comma- or space-separated; empty: the endpoint's groups. */
   readonly allowedGroups?: unknown;
+  /** Scopes a caller's token must carry to call the tool, comma- or space-separated; empty: none. */
+  readonly requiredScopes?: unknown;
   /** The `ui://` URI of the MCP Apps view the tool shows (app-ui.ts); empty or absent for none. */
   readonly appView?: unknown;
   /** Who may call the tool: `model`, `app`, `both`, or empty (the extension's default, both). */
@@ -84,6 +87,11 @@ export interface ToolDefinition {
    * caller the endpoint lets in. On a hub, an edge site's groups.
    */
   readonly allowedGroups?: readonly string[];
+  /**
+   * Scopes a caller's token must carry to call the tool (OAuth endpoints): a token without one gets
+   * the step-up challenge (403 insufficient_scope). Absent: signing in is enough.
+   */
+  readonly requiredScopes?: readonly string[];
   /** Set for a tool that shows an MCP Apps view: its flow learns whether the client shows views (`msg.mcp.ui`). */
   readonly showsView?: true;
 }
@@ -107,6 +115,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
   const taskSupport = parseTaskSupport(config.taskSupport);
   const asks = parseAsks(config.asks);
   const allowedGroups = parseAllowedGroups(config.allowedGroups);
+  const requiredScopes = parseRequiredScopes(config.requiredScopes);
   const inputSchema = parseSchemaText(config.inputSchema, 'input');
   if (!inputSchema) throw new SchemaRefusal('invalid_input_schema', 'required', [{ key: 'required', params: {} }]);
   const outputSchema = parseSchemaText(config.outputSchema, 'output');
@@ -137,6 +146,7 @@ export function parseToolConfig(config: ToolConfig): ToolDefinition {
     checkStructuredContent,
     ...(paramHeaders.length > 0 ? { paramHeaders } : {}),
     ...(allowedGroups ? { allowedGroups } : {}),
+    ...(requiredScopes ? { requiredScopes } : {}),
     ...(typeof config.appView === 'string' && config.appView.trim() !== '' ? { showsView: true as const } : {}),
   });
 }

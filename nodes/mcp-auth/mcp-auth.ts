@@ -49,6 +49,7 @@ export default function (RED: NodeAPI) {
       slug: settings.slug,
       namespace: settings.namespace,
       scopes: provider.scopes,
+      scopeGrants: settings.scopeGrants,
       accessTokenTtlSeconds: settings.accessTokenTtlSeconds,
       consentPolicy: settings.consentPolicy,
       registration: settings.registration,

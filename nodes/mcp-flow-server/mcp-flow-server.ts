@@ -298,7 +298,8 @@ export default function (RED: NodeAPI) {
         onContentAbandoned: (executionId, reason, call) => node.send({ ...cancelMessage(executionId, reason, call) } as NodeMessage),
         onContentFinished: (event) => {
           if (telemetry?.wantsContent) telemetry.publish(contentTelemetry(event));
-          if (signedIn) audit(contentAudit(event));
+          const line = signedIn ? contentAudit(event) : undefined;
+          if (line) audit(line);
         },
         measureResponses: () => telemetry?.hasSubscriber ?? false,
         measureContentResponses: () => telemetry?.wantsContent ?? false,

@@ -4,7 +4,7 @@ import { endpointUrl } from '../../lib/config/runtime-config.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import { McpPaletteError, catalogKey, describeError } from '../../lib/core/errors.js';
 import { CLAUDE_CODE_CLIENT_DOCUMENT, CODEX_CLIENT_DOCUMENT } from '../../lib/editor/client-commands.js';
-import { contentAccess } from '../../lib/editor/content-access.js';
+import { contentAccess, toolAccess } from '../../lib/editor/content-access.js';
 import { endpointDirectory, type DirectoryEntry, type EndpointStateName } from '../../lib/editor/endpoint-directory.js';
 import { hasPermission } from '../../lib/editor/permissions.js';
 import { toolListVersion } from '../../lib/editor/tool-list-version.js';
@@ -107,12 +107,8 @@ export function registerSidebarRoutes(RED: NodeAPI): void {
     if (!entry) return refuse(res, 404, 'try_unknown_endpoint');
     const live = entry.live();
     if (!live) return refuse(res, 409, 'try_not_serving');
-    // Beside the listing (not in it): which tools only some groups may use, for the sidebar to say so.
-    const allowedGroups = Object.fromEntries(live.toolListing.tools.flatMap((tool) => {
-      const groups = live.toolNamed(tool.name)?.allowedGroups;
-      return groups ? [[tool.name, groups]] : [];
-    }));
-    res.json({ ...live.toolListing, allowedGroups });
+    // Beside the listing (not in it): which tools only some groups, or some scopes, may use.
+    res.json({ ...live.toolListing, ...toolAccess(live.toolListing.tools, (name) => live.toolNamed(name)) });
   });
 
   // Resources, templates and prompts with who may use each (a client lists only what it may use).

@@ -171,6 +171,8 @@ export interface RawSignInOptions {
   readonly resource?: string;
   readonly verifier?: string;
   readonly state?: string;
+  /** The scope the client asks for (space-separated); absent: none, as most clients' first sign-in. */
+  readonly scope?: string;
 }
 
 export interface BegunSignIn {
@@ -194,6 +196,7 @@ export async function beginRawSignIn(options: Omit<RawSignInOptions, 'idp' | 'us
     code_challenge_method: 'S256',
     state,
     resource: options.resource,
+    scope: options.scope,
   });
   const response = await fetch(url, { redirect: 'manual' });
   const location = response.headers.get('location');
@@ -282,11 +285,16 @@ export async function postToken(base: string, slug: string, body: string, conten
 
 /** rawSignIn then exchangeCode: an access token for `username` (throws if either step is refused). */
 export async function rawAccessToken(options: RawSignInOptions): Promise<string> {
+  return (await rawTokens(options)).access_token as string;
+}
+
+/** rawSignIn then exchangeCode: the token endpoint's whole answer (access token, scope, refresh token). */
+export async function rawTokens(options: RawSignInOptions): Promise<Record<string, unknown>> {
   const signedIn = await rawSignIn(options);
   if (!signedIn.code) throw new Error(`sign-in refused: ${signedIn.error}: ${signedIn.redirectLocation.searchParams.get('error_description')}`);
   const answer = await exchangeCode({ ...options, code: signedIn.code, verifier: signedIn.verifier });
   if (answer.status !== 200) throw new Error(`token exchange answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer.body.access_token as string;
+  return answer.body as Record<string, unknown>;
 }
 
 /** An access token for each of `usernames`, one after the other, signed in through the bridge's `team` slug with a loopback redirect. */

@@ -15,6 +15,7 @@ import { newOpaqueToken, sha256 } from '../../lib/auth/secrets.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import { StorageUnavailableError } from '../../lib/storage/store.js';
+import { ScopeGrants } from '../../lib/auth/scope-grants.js';
 
 const NAMESPACE = 'ns-revoke-test';
 const CLIENT_ID = 'mcp-dyn-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -116,7 +117,7 @@ const grantCaches = new WeakMap<MemoryStore, AccessGrantCache>();
 async function bearerAllows(token: string): Promise<boolean> {
   let accessGrants = grantCaches.get(harness.store);
   if (!accessGrants) grantCaches.set(harness.store, (accessGrants = new AccessGrantCache({ store: harness.store, namespace: NAMESPACE })));
-  const ctx = { issuer: 'http://127.0.0.1:1881', namespace: NAMESPACE, store: harness.store, accessGrants, scopes: ['mcp'], logger: silentLogger } as unknown as BridgeContext;
+  const ctx = { issuer: 'http://127.0.0.1:1881', namespace: NAMESPACE, store: harness.store, accessGrants, scopes: ['mcp'], scopeGrants: ScopeGrants.none, logger: silentLogger } as unknown as BridgeContext;
   const access = createBearerAccess(ctx, ENDPOINT, () => {});
   const req = { method: 'GET', headers: { authorization: `Bearer ${token}` }, socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
   return (await access.check(req)).allowed;

@@ -193,6 +193,6 @@ describe('telemetry of resources, prompts and completions', () => {
       prompt: 'report',
       durationMs: 0,
     });
-    assert.equal(contentAudit({ kind: 'completion', endpoint: '/p', name: 'report', outcome: 'success', caller: {}, durationMs: 0, responseBytes: 0, mode: 'flow' }).event, 'mcp.completion');
+    assert.equal(contentAudit({ kind: 'completion', endpoint: '/p', name: 'report', outcome: 'success', caller: {}, durationMs: 0, responseBytes: 0, mode: 'flow' })?.event, 'mcp.completion');
   });
 });

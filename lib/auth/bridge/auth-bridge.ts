@@ -11,7 +11,7 @@ import { routePaths, type BridgeContext, type FinishedSignIn, type ProtectedEndp
 import { createCallbackHandler } from './callback.js';
 import { createConsentHandler } from './consent-route.js';
 import { createConsent } from '../consent/consent.js';
-import { prmPathFor, protectedResourceMetadata, serveDocument } from './metadata.js';
+import { offeredScopes, prmPathFor, protectedResourceMetadata, serveDocument } from './metadata.js';
 import { createTokenHandler } from './token.js';
 import { createRefreshService } from '../refresh/refresh-service.js';
 import { createRegistrationHandler } from '../registration/register-client.js';
@@ -47,6 +47,7 @@ export class AuthBridge {
       pages: auth.pages,
       accessTokenTtlSeconds: auth.accessTokenTtlSeconds,
       scopes: auth.scopes,
+      scopeGrants: auth.scopeGrants,
       audit: auth.audit,
       logger: auth.logger,
       requestLog: auth.requestLog,
@@ -125,7 +126,7 @@ export class AuthBridge {
   async protect(endpoint: ProtectedEndpoint, audit: AuditSink): Promise<AccessPolicy> {
     const route = await this.site.mount(
       prmPathFor(endpoint),
-      serveDocument(() => protectedResourceMetadata(endpoint.resource, this.issuer, this.auth.scopes, endpoint.serverName)),
+      serveDocument(() => protectedResourceMetadata(endpoint.resource, this.issuer, offeredScopes(this.auth), endpoint.serverName)),
       { onYield: this.onRouteYielded },
     );
     this.endpoints.set(endpoint.resource, endpoint);

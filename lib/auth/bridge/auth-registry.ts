@@ -5,7 +5,7 @@ import type { AuditSink } from '../audit.js';
 import type { AuthConfiguration } from '../auth-configuration.js';
 import { AuthBridge } from './auth-bridge.js';
 import type { ProtectedEndpoint } from './bridge-context.js';
-import { AS_METADATA_PATHS, authorizationServerMetadata, PRM_PREFIX, protectedResourceMetadata, serveDocument } from './metadata.js';
+import { AS_METADATA_PATHS, authorizationServerMetadata, offeredScopes, PRM_PREFIX, protectedResourceMetadata, serveDocument } from './metadata.js';
 
 export interface Protection {
   readonly access: AccessPolicy;
@@ -95,11 +95,11 @@ export class AuthRegistry {
       const sole = () => (roots!.bridges.size === 1 ? roots!.bridges.values().next().value : undefined);
       const asMetadata = serveDocument(() => {
         const only = sole();
-        return only ? authorizationServerMetadata(only.issuer, only.auth.slug, only.auth.scopes, { registration: only.auth.registration.enabled, refresh: only.auth.refresh !== undefined }) : undefined;
+        return only ? authorizationServerMetadata(only.issuer, only.auth.slug, offeredScopes(only.auth), { registration: only.auth.registration.enabled, refresh: only.auth.refresh !== undefined }) : undefined;
       });
       const rootPrm = serveDocument(() => {
         const only = sole();
-        return only ? protectedResourceMetadata(only.issuer, only.issuer, only.auth.scopes) : undefined;
+        return only ? protectedResourceMetadata(only.issuer, only.issuer, offeredScopes(only.auth)) : undefined;
       });
       const onYield = bridge.onRouteYielded;
       for (const path of AS_METADATA_PATHS) roots.routes.push(await site.mount(path, asMetadata, { onYield }));

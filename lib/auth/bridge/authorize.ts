@@ -64,7 +64,7 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
     if (!endpoint) {
       return fail('invalid_target', requestedResource ? 'resource is not an MCP endpoint protected by this server.' : 'resource is required: this server protects several endpoints.');
     }
-    const scope = grantedScope(params.get('scope'), ctx.scopes);
+    const scope = requestedScope(params.get('scope'), ctx.scopes, ctx.scopeGrants.scopes);
 
     try {
       const upstream = await ctx.upstream.beginSignIn();
@@ -94,9 +94,13 @@ export function createAuthorizeHandler(ctx: BridgeContext, secureCookies: boolea
   };
 }
 
-/** Requested scopes the server knows; unknown ones are dropped (RFC 6749 §3.3), none means all. */
-function grantedScope(requested: string | undefined, supported: readonly string[]): string[] {
-  if (!requested) return [...supported];
-  const known = requested.split(' ').filter((scope) => supported.includes(scope));
-  return known.length > 0 ? [...new Set(known)] : [...supported];
+/**
+ * Requested scopes the server knows; unknown ones are dropped (RFC 6749 §3.3). None known means the
+ * sign-in's own: a scope issued by group is given only to a client that asks for it (step-up), and
+ * only to a user in its groups (decided at the callback, once the user is known).
+ */
+export function requestedScope(requested: string | undefined, own: readonly string[], byGroup: readonly string[]): string[] {
+  if (!requested) return [...own];
+  const known = requested.split(' ').filter((scope) => own.includes(scope) || byGroup.includes(scope));
+  return known.length > 0 ? [...new Set(known)] : [...own];
 }

@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerAddress } from '../../http/client-address.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { sendJsonRpcError } from '../../http/responses.js';
 import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
-import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
+import type { AccessDecision, AccessPolicy, CallerIdentity } from '../../access/access-policy.js';
 import type { AuditSink } from '../audit.js';
 import { sha256 } from '../secrets.js';
 import type { BridgeContext, ProtectedEndpoint } from './bridge-context.js';
@@ -47,6 +47,14 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
   });
 
   return {
+    refuseScope(res: ServerResponse, caller: CallerIdentity, missing: readonly string[]): void {
+      audit({ event: 'mcp.auth', reason: 'insufficient_scope', ...(caller.subject ? { subject: caller.subject } : {}), ...(caller.client ? { client: caller.client } : {}), endpoint: endpoint.path, scopes: missing.join(' ') });
+      // The scopes to ask for: what the token has (so a client that does not add them up keeps them)
+      // and what the item needs, in one challenge (MCP authorization: scope challenge handling).
+      const scope = [...new Set([...ctx.scopes, ...(caller.scopes ?? []), ...missing])].join(' ');
+      const header = `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${ctx.issuer}${prmPathFor(endpoint)}", error_description="This request needs the scope ${missing.join(' ')}: sign in again to grant it"`;
+      sendJsonRpcError(res, 403, -32001, `Insufficient scope: this request needs ${missing.join(' ')}. Sign in again to grant it.`, { 'www-authenticate': header });
+    },
     async check(req: IncomingMessage): Promise<AccessDecision> {
       let parsedBody: unknown;
       if (req.method === 'POST') {
@@ -83,6 +91,8 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
           groups: [...grant.identity.groups],
           client: grant.client,
           session: grant.session,
+          // Judged now, against the groups of the grant's identity (renewed at each refresh).
+          scopes: ctx.scopeGrants.allowed(grant.scope, grant.identity.groups),
         },
         ...(parsedBody !== undefined ? { parsedBody } : {}),
       };

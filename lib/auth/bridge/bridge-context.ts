@@ -11,6 +11,7 @@ import type { SignedInIdentity } from '../identity.js';
 import type { RefreshService } from '../refresh/refresh-service.js';
 import type { IssuedCode } from '../sign-in-records.js';
 import type { SignInPageCatalog } from '../pages/page-texts.js';
+import type { ScopeGrants } from '../scope-grants.js';
 
 /** One MCP endpoint this bridge issues tokens for. `resource` is its absolute URL (RFC 8707). */
 export interface ProtectedEndpoint {
@@ -54,7 +55,10 @@ export interface BridgeContext {
   readonly clients: ClientResolver;
   readonly pages: SignInPageCatalog;
   readonly accessTokenTtlSeconds: number;
+  /** The sign-in's own scopes: named in the 401 challenge, granted when a client asks for none. */
   readonly scopes: readonly string[];
+  /** Extra scopes issued by group; a client asks for them on step-up. */
+  readonly scopeGrants: ScopeGrants;
   readonly audit: AuditSink;
   readonly logger: Logger;
   /** Lines a request can cause (storage or provider outages seen per request): rate limited per kind. */

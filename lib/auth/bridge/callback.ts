@@ -78,13 +78,18 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       return refuse('access_denied', 'Your account is not in a group allowed on this MCP endpoint.', 'not_in_groups', identity.subject);
     }
 
+    // Scopes issued by group go only to their members; the token answer names what was granted.
+    const scope = [...ctx.scopeGrants.allowed(pending.scope, identity.groups)];
+    if (scope.length < pending.scope.length) {
+      ctx.audit({ event: 'oauth.sign_in', outcome: 'narrowed', reason: 'scope_not_in_groups', client, endpoint: endpoint.path, subject: identity.subject, scopes: pending.scope.filter((item) => !scope.includes(item)).join(' ') });
+    }
     const issued: IssuedCode = {
       clientId: pending.clientId,
       client,
       redirectUri: pending.redirectUri,
       codeChallenge: pending.codeChallenge,
       resource: pending.resource,
-      scope: pending.scope,
+      scope,
       identity: { subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), groups: identity.groups },
       ...(ctx.refresh && identity.upstreamRefreshToken ? { upstreamRefresh: sealUpstream(ctx.refresh, identity.upstreamRefreshToken) } : {}),
     };
@@ -102,7 +107,7 @@ export function createCallbackHandler(ctx: BridgeContext, secureCookies: boolean
       redirectUri: pending.redirectUri,
       endpointPath: endpoint.path,
       endpointName: endpoint.serverName,
-      scope: pending.scope,
+      scope,
       subject: identity.subject,
       ...(identity.email ? { email: identity.email } : {}),
     };

@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthConfiguration } from '../auth-configuration.js';
 import { sendJson } from '../../http/responses.js';
 import { routePaths, type ProtectedEndpoint } from './bridge-context.js';
+
+/** Every scope a client may ask for: the sign-in's own, then those issued by group (step-up). */
+export function offeredScopes(auth: Pick<AuthConfiguration, 'scopes' | 'scopeGrants'>): readonly string[] {
+  return auth.scopeGrants.scopes.length === 0 ? auth.scopes : [...auth.scopes, ...auth.scopeGrants.scopes];
+}
 
 export const PRM_PREFIX = '/.well-known/oauth-protected-resource';
 export const AS_METADATA_PATHS = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const;

@@ -1,3 +1,4 @@
+import { SCOPE_TOKEN } from '../../access/required-scopes.js';
 import { sha256 } from '../secrets.js';
 import { invalidRequest } from '../oauth-error.js';
 import { invalidScope } from './refresh-failures.js';
@@ -21,8 +22,6 @@ export interface ParsedRefreshRequest {
 
 /** Our tokens are 43 characters; anything far longer is not one and is not hashed at length. */
 const MAX_TOKEN_LENGTH = 512;
-// RFC 6749 §3.3 scope-token: %x21 / %x23-5B / %x5D-7E.
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 export function parseRefreshRequest(request: RefreshRequest): ParsedRefreshRequest {
   const token = request?.refreshToken;

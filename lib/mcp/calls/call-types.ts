@@ -44,6 +44,8 @@ export type CallOutcome =
   | 'cancelled'
   | 'unauthenticated'
   | 'forbidden'
+  /** The caller's token lacks a scope the tool requires: answered with the step-up challenge (403). */
+  | 'insufficient_scope'
   /** A 2026-07-28 call whose flow asked the client: the questions were its answer. */
   | 'input_required'
   /** Refused before the flow ran: the client cannot take what the tool must ask it (-32021). */

@@ -30,7 +30,7 @@ export interface RelayedCall {
 export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCalls: FlowCalls, call: RelayedCall): Promise<CallToolResult | undefined> {
   const tool = catalog.find(call.tool);
   // A tool limited to groups is never offered to hubs (edge-agent.ts), so a call for one is as stale as a redeployed one.
-  if (!tool || tool.runInProcess || tool.allowedGroups) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
+  if (!tool || tool.runInProcess || tool.allowedGroups || tool.requiredScopes) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
   const problems = tool.checkArguments(call.arguments);
   if (problems.length > 0) return invalidArgumentsResult(call.tool, problems);
   let outcome: ExecutionOutcome;

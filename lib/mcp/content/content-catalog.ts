@@ -86,6 +86,13 @@ export class ContentCatalog {
     this.capabilityKey = Object.keys(this.capabilities).join(',');
   }
 
+  /** Whether some resource or prompt has *Required scopes*. */
+  get scoped(): boolean {
+    return (this.anyScoped ??= [...this.fixed.values(), ...this.templates, ...this.prompts.values()].some((item) => item.requiredScopes !== undefined));
+  }
+
+  private anyScoped: boolean | undefined;
+
   /** Every resource's and prompt's *Allowed groups* (undefined for the unrestricted ones). */
   get restrictions(): Iterable<readonly string[] | undefined> {
     return [...this.resourceRestrictions, ...this.promptRestrictions];
@@ -112,14 +119,6 @@ export class ContentCatalog {
   /** This catalog's resources (fixed URIs, then templates, each in URI order) and prompts (by name). */
   get items(): { readonly resources: readonly ResourceDefinition[]; readonly prompts: readonly PromptDefinition[] } {
     return { resources: [...this.fixed.values(), ...this.templates], prompts: [...this.prompts.values()] };
-  }
-
-  /** The first resource or prompt limited to groups, named for a status line; undefined when none is. */
-  get firstRestricted(): string | undefined {
-    const resource = [...this.fixed.values(), ...this.templates].find((item) => item.allowedGroups);
-    if (resource) return `resource ${resource.uri}`;
-    const prompt = [...this.prompts.values()].find((item) => item.allowedGroups);
-    return prompt ? `prompt ${prompt.name}` : undefined;
   }
 
   /** Whether this view leaves out a resource the deploy serves at `uri` (telemetry and audit only). */

@@ -42,6 +42,8 @@ export type ContentOutcome =
   | 'timeout'
   | 'stopped'
   | 'cancelled'
+  /** The caller's token lacks a scope the item requires: answered with the step-up challenge (403). */
+  | 'insufficient_scope'
   /** A 2026-07-28 read or prompt whose flow asked the client: the questions were its answer. */
   | 'input_required';
 

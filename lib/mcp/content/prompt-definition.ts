@@ -1,5 +1,6 @@
 import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/server';
 import { parseAllowedGroups } from '../../access/allowed-groups.js';
+import { parseRequiredScopes } from '../../access/required-scopes.js';
 import { McpPaletteError } from '../../core/errors.js';
 import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { splitValues, type CompletionValues } from './completion-values.js';
@@ -16,6 +17,8 @@ export interface PromptConfig {
   readonly timeout?: unknown;
   /** Groups whose members may see and get the prompt; empty: the endpoint's groups. */
   readonly allowedGroups?: unknown;
+  /** Scopes a caller's token must carry to get it, comma- or space-separated; empty: none. */
+  readonly requiredScopes?: unknown;
 }
 
 export interface PromptArgumentDefinition {
@@ -43,6 +46,8 @@ export interface PromptDefinition {
   readonly flowCompletions: ReadonlySet<string>;
   /** Only members of one of these groups see and may get it (OAuth endpoints); absent: every caller let in. */
   readonly allowedGroups?: readonly string[];
+  /** Scopes a caller's token must carry to get it: a token without one gets the step-up challenge. */
+  readonly requiredScopes?: readonly string[];
 }
 
 /** Same rule as tool names: clients turn prompt names into commands. */
@@ -61,7 +66,8 @@ export function parsePromptConfig(config: PromptConfig): PromptDefinition {
     ...(definitions.length > 0 ? { arguments: definitions.map((argument) => ({ ...argument })) } : {}),
   };
   const allowedGroups = parseAllowedGroups(config.allowedGroups);
-  return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions, flowCompletions, ...(allowedGroups ? { allowedGroups } : {}) });
+  const requiredScopes = parseRequiredScopes(config.requiredScopes);
+  return Object.freeze({ name, binding, timeoutMs, arguments: definitions, template, listing, completions, flowCompletions, ...(allowedGroups ? { allowedGroups } : {}), ...(requiredScopes ? { requiredScopes } : {}) });
 }
 
 /** Argument names that appear more than once, for the editor and the runtime alike. */

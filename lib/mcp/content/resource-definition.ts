@@ -3,6 +3,7 @@ import type { ListResourceTemplatesResult, Resource } from '@modelcontextprotoco
 /** One entry of `resources/templates/list` (the SDK's `ResourceTemplate` name is its server class). */
 export type ResourceTemplateListing = ListResourceTemplatesResult['resourceTemplates'][number];
 import { parseAllowedGroups } from '../../access/allowed-groups.js';
+import { parseRequiredScopes } from '../../access/required-scopes.js';
 import { McpPaletteError } from '../../core/errors.js';
 import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { parseCompletionLines, splitValues, type CompletionValues } from './completion-values.js';
@@ -30,6 +31,8 @@ export interface ResourceConfig {
   readonly timeout?: unknown;
   /** Groups whose members may see and read the resource; empty: the endpoint's groups. */
   readonly allowedGroups?: unknown;
+  /** Scopes a caller's token must carry to read it, comma- or space-separated; empty: none. */
+  readonly requiredScopes?: unknown;
 }
 
 /** A resource ready to serve: a fixed URI or a parsed template, checked once at deploy. */
@@ -51,6 +54,8 @@ export interface ResourceDefinition {
   readonly flowCompletions: ReadonlySet<string>;
   /** Only members of one of these groups see and may read it (OAuth endpoints); absent: every caller let in. */
   readonly allowedGroups?: readonly string[];
+  /** Scopes a caller's token must carry to read it: a token without one gets the step-up challenge. */
+  readonly requiredScopes?: readonly string[];
   /** Set for an MCP Apps view (app-view.ts): the `_meta` every read's contents carry, whatever the flow sent. */
   readonly appMeta?: Readonly<Record<string, unknown>>;
 }
@@ -112,7 +117,8 @@ export function parseResourceConfig(config: ResourceConfig): ResourceDefinition 
     ? { uriTemplate: uri, ...common }
     : { uri, ...common, ...(size !== undefined ? { size } : {}) };
   const allowedGroups = parseAllowedGroups(config.allowedGroups);
-  return Object.freeze({ name, binding, timeoutMs, uri, template, mimeType, staticText, listing, completions, flowCompletions, ...(allowedGroups ? { allowedGroups } : {}) });
+  const requiredScopes = parseRequiredScopes(config.requiredScopes);
+  return Object.freeze({ name, binding, timeoutMs, uri, template, mimeType, staticText, listing, completions, flowCompletions, ...(allowedGroups ? { allowedGroups } : {}), ...(requiredScopes ? { requiredScopes } : {}) });
 }
 
 /** The variables named here are completed by the flow; each must be a variable without a list. */

@@ -31,6 +31,11 @@ export class Deployed {
     this.views = Deployed.viewsOf(catalog, this.contentCatalog);
   }
 
+  /** Whether some item of this deploy has *Required scopes* (else no request is checked for them). */
+  get scoped(): boolean {
+    return this.toolCatalog.scoped || this.contentCatalog.scoped;
+  }
+
   /** Every resource and prompt of the deploy. */
   get content(): ContentCatalog {
     return this.contentCatalog;

@@ -19,6 +19,8 @@ import { buildEndpointParts, type EndpointParts } from './endpoint-parts.js';
 import type { McpEndpointOptions } from './endpoint-options.js';
 import { endpointRoutes } from './endpoint-routes.js';
 import { Inbound, type RequestRoute } from './request-routes.js';
+import { itemsLackingScopes, lackingScopes, type ScopedItem } from './scope-step-up.js';
+import { sendJsonRpcError } from '../../http/responses.js';
 
 /**
  * One MCP endpoint, composed once per deploy: its parts (endpoint-parts.ts) each serve one kind of
@@ -65,6 +67,11 @@ export class McpEndpoint {
       if ('reject' in read) return read.reject(res);
       body = read.body;
     }
+    // Items with Required scopes: a token without them gets the step-up challenge before anything runs.
+    if (this.parts.deployed.scoped && decision.caller.editor === undefined) {
+      const lacking = itemsLackingScopes(body, exchange.view!, decision.caller);
+      if (lacking.length > 0) return this.refuseScope(res, decision.caller, lacking);
+    }
     const inbound = new Inbound(req, res, body, exchange, authInfoFor(exchange, decision.caller.client ?? 'local'));
     for (const candidate of this.routes) {
       let found = candidate.recognise(inbound);
@@ -73,6 +80,19 @@ export class McpEndpoint {
       if (found !== undefined) return candidate.serve(inbound, found);
     }
   };
+
+  /** The step-up challenge, counted as each refused item's outcome (telemetry, and nothing else runs). */
+  private refuseScope(res: ServerResponse, caller: CallerIdentity, items: readonly ScopedItem[]): void {
+    const scopes = lackingScopes(items);
+    // Only OAuth access issues scopes; any other policy has no challenge to give, and refuses plainly.
+    if (this.options.access.refuseScope) this.options.access.refuseScope(res, caller, scopes);
+    else sendJsonRpcError(res, 403, -32001, `Insufficient scope: this request needs ${scopes.join(' ')}.`);
+    for (const item of items) {
+      const finished = { endpoint: this.path, outcome: 'insufficient_scope' as const, caller, durationMs: 0, responseBytes: 0 };
+      if (item.kind === 'tool') this.options.onCallFinished?.({ ...finished, tool: item.name, mode: 'unknown' });
+      else this.options.onContentFinished?.({ ...finished, kind: item.kind, name: item.name, mode: 'unknown' });
+    }
+  }
 
   // What the last deploy gave, and what it changed.
 
