@@ -15,7 +15,7 @@ const TAB = '0a7d3e5c1b2f4d01';
 
 /** The demo nodes for the runtime `runtimeId`, signing in at `issuer` as `clientId`, open to `group`. */
 export function demoFlow({ runtimeId, issuer, clientId, group }) {
-  const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06', limited: '0a7d3e5c1b2f4d07' };
+  const ids = { storage: '0a7d3e5c1b2f4d02', auth: '0a7d3e5c1b2f4d03', server: '0a7d3e5c1b2f4d04', tool: '0a7d3e5c1b2f4d05', answer: '0a7d3e5c1b2f4d06', limited: '0a7d3e5c1b2f4d07', scoped: '0a7d3e5c1b2f4d08' };
   return [
     {
       id: TAB,
@@ -45,6 +45,8 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       oidcSecretEnv: DEMO_SECRET_ENV,
       oidcEmailClaim: 'email',
       oidcGroupsClaim: 'groups',
+      // Scope step-up (docs/access.md): line:write is the bridge's own scope, issued only to mcp-demo.
+      scopeGroups: 'line:write = mcp-demo',
     },
     {
       id: ids.server,
@@ -103,6 +105,29 @@ export function demoFlow({ runtimeId, issuer, clientId, group }) {
       allowedGroups: 'maintenance',
       x: 170,
       y: 100,
+      wires: [],
+    },
+    {
+      // Scope step-up: a token without line:write is answered 403 insufficient_scope, and the client
+      // asks the demo user to sign in again for it (Claude Code asks for every offered scope at once).
+      id: ids.scoped,
+      type: 'mcp-tool-registry',
+      z: TAB,
+      name: '',
+      toolName: 'set_line_speed',
+      title: 'Set the line speed',
+      description: 'Pretends to change the production line speed. Needs the line:write scope, which a client gets by signing in again.',
+      inputSchema: '{\n  "type": "object",\n  "properties": {}\n}',
+      outputSchema: '',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+      endpoint: DEMO_PATH,
+      timeout: '60',
+      requiredScopes: 'line:write',
+      x: 170,
+      y: 180,
       wires: [],
     },
     {

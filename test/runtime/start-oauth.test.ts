@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import { connect } from '../support/mcp-http.js';
 import { nodeRedPackage, repoRoot } from '../support/node-red-process.js';
 import { authorizeUrl, pkcePair, RegisteringOAuthProvider, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
@@ -170,10 +171,14 @@ describe(`npm run start:oauth (scripts/start-oauth.mjs) on ${nodeRedPackage}, wi
     const client = await signedInClient(oauthUrl!, provider, { signIn: (url) => signInAtDemoProvider(url, username!, password!) }, username!);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name), ['whoami']);
+      assert.deepEqual(tools.map((tool) => tool.name), ['set_line_speed', 'whoami']);
       const result = await client.callTool({ name: 'whoami', arguments: {} });
       assert.equal(email, 'demo@example.com');
       assert.equal((result.content as Array<{ text: string }>)[0]!.text, 'You are signed in as demo@example.com (groups: mcp-demo)');
+      // The demo's step-up tool: the first sign-in did not ask for line:write, so the client is sent to sign in again for it.
+      provider.authorizationUrl = undefined;
+      await assert.rejects(client.callTool({ name: 'set_line_speed', arguments: {} }), UnauthorizedError);
+      assert.ok((provider.authorizationUrl as URL | undefined)?.searchParams.get('scope')?.split(' ').includes('line:write'));
     } finally {
       await client.close();
     }
