@@ -13,6 +13,10 @@
 
     var WHOLE_NUMBER = /^\d+$/;
     var SECONDS = /^\d+(\.\d+)?$/;
+    // RFC 6749 section 3.3 scope-token: printable ASCII but space, double quote and backslash.
+    var SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+    var MAX_SCOPE_LENGTH = 128;
+    var MAX_REQUIRED_SCOPES = 16;
 
     function text(v) {
         return v === undefined || v === null ? "" : String(v);
@@ -109,6 +113,23 @@
                     }
                     return groups.length > 0 && editor.servedLocally(text(editor.editedValue(this, "endpoint")).trim()) ? t("errors.allowedGroupsNeedOauth") : true;
                 };
+            },
+            /**
+             * A declaration's Required scopes (lib/access/required-scopes.ts): at most 16 distinct
+             * RFC 6749 scope tokens, and none on an item a Local endpoint would serve, which issues no
+             * scopes (that endpoint would not start). Whether the endpoint's sign-in issues each scope
+             * is judged at deploy: the editor does not know which mcp-auth every endpoint will use.
+             */
+            requiredScopes: function () {
+                return function (v, opt) {
+                    var scopes = editor.listEntries(v).filter(function (scope, i, all) {
+                        return all.indexOf(scope) === i;
+                    });
+                    if (scopes.length > MAX_REQUIRED_SCOPES || !scopes.every(editor.isScopeToken)) {
+                        return t("errors.invalidRequiredScopes");
+                    }
+                    return scopes.length > 0 && editor.servedLocally(text(editor.editedValue(this, "endpoint")).trim()) ? t("errors.requiredScopesNeedOauth") : true;
+                };
             }
         };
         return check;
@@ -141,6 +162,11 @@
             return text(v).split(/[\s,]+/).filter(function (entry) {
                 return entry.length > 0;
             });
+        },
+
+        /** A scope as OAuth writes it (RFC 6749 scope-token), at most 128 characters, as the runtime takes it. */
+        isScopeToken: function (scope) {
+            return scope.length <= MAX_SCOPE_LENGTH && SCOPE_TOKEN.test(scope);
         },
 
         /**
@@ -218,6 +244,8 @@
                 def.defaults.timeout = { value: 60, validate: check.seconds(1, 86400, "errors.invalidTimeout") };
                 // Flows saved before it existed restrict nothing: the endpoint's groups decide alone.
                 def.defaults.allowedGroups = { value: "", validate: check.allowedGroups() };
+                // Flows saved before it existed need no scope: signing in is enough.
+                def.defaults.requiredScopes = { value: "", validate: check.requiredScopes() };
                 def.inputs = 0;
                 def.outputs = 0;
                 def.onadd = editor.bindToSoleEndpoint;

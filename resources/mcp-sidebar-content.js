@@ -1,8 +1,9 @@
 /*
  * The MCP sidebar's "Resources and prompts": each resource, resource template and prompt an endpoint
- * serves, with who may use it (its Allowed groups, or every caller the endpoint lets in). A client
- * lists only what it may use; this is where the person wiring the flow sees all of it. Folded at
- * first (the open state is remembered), loaded from the admin route when opened.
+ * serves, with who may use it (its Allowed groups, or every caller the endpoint lets in) and the
+ * scopes it needs (its Required scopes, when it has any). A client lists only what it may use; this
+ * is where the person wiring the flow sees all of it. Folded at first (the open state is
+ * remembered), loaded from the admin route when opened.
  */
 (function () {
     "use strict";
@@ -25,6 +26,11 @@
             .toggleClass("flowmcp-content-restricted", Boolean(groups))
             .text(groups ? kit.t("content.allowedGroups", { groups: groups.join(", ") }) : kit.t("content.everyone"))
             .appendTo(row);
+        // Scopes do not hide an item; a token without them is sent back to sign in (step-up).
+        var scopes = kit.scopeList(item.requiredScopes);
+        if (scopes) {
+            $('<div class="flowmcp-content-scopes"></div>').text(kit.t("content.requiredScopes", { scopes: scopes })).appendTo(row);
+        }
         return row;
     }
 
@@ -64,7 +70,7 @@
         ".flowmcp-content-kind { color: var(--red-ui-secondary-text-color, #777); white-space: nowrap; }",
         ".flowmcp-content-name { font-weight: bold; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }",
         ".flowmcp-content-uri { display: block; overflow-wrap: anywhere; }",
-        ".flowmcp-content-access { color: var(--red-ui-secondary-text-color, #777); }",
+        ".flowmcp-content-access, .flowmcp-content-scopes { color: var(--red-ui-secondary-text-color, #777); }",
         ".flowmcp-content-restricted { color: var(--red-ui-text-color-warning, #a60); }"
     ];
     if (kit.startSidebar) {

@@ -58,6 +58,14 @@
             return (xhr && (xhr.status + " " + (xhr.statusText || ""))) || "?";
         },
 
+        /**
+         * An item's Required scopes as one phrase ("" for none): what the admin routes send beside
+         * Allowed groups, which a runtime older than the field does not send at all.
+         */
+        scopeList: function (scopes) {
+            return Array.isArray(scopes) && scopes.length > 0 ? scopes.join(", ") : "";
+        },
+
         /** A <details> whose open state is remembered under `key` (closed the first time unless `openFirst`). */
         section: function (className, key, title, openFirst) {
             var box = $("<details></details>").addClass(className).attr("data-section", key);

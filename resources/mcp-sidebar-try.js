@@ -47,14 +47,15 @@
         $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("loading")).appendTo(body);
         $.ajax({ url: ROUTE + "/" + encodeURIComponent(endpoint.id) + "/tools", dataType: "json", cache: false }).then(function (listing) {
             body.empty();
-            buildTryForm(endpoint, body, state, listing.tools || [], mayRun, listing.allowedGroups || {});
+            // A runtime older than Required scopes sends no map: no tool needs a scope there.
+            buildTryForm(endpoint, body, state, listing.tools || [], mayRun, listing.allowedGroups || {}, listing.requiredScopes || {});
         }, function (xhr) {
             body.empty();
             $('<div class="flowmcp-error"></div>').text(kit.t("try.requestFailed", { message: describeXhr(xhr) })).appendTo(body);
         });
     }
 
-    function buildTryForm(endpoint, body, state, tools, mayRun, allowedGroups) {
+    function buildTryForm(endpoint, body, state, tools, mayRun, allowedGroups, requiredScopes) {
         if (tools.length === 0) {
             $('<div class="flowmcp-sidebar-message"></div>').text(kit.t("try.noTools")).appendTo(body);
             return;
@@ -74,6 +75,8 @@
         var description = $('<div class="flowmcp-try-description"></div>').appendTo(body);
         // Who may use the chosen tool besides the editor (docs/access.md): only said where callers sign in.
         var access = $('<div class="flowmcp-try-access"></div>').appendTo(body).toggle(endpoint.access === "oauth");
+        // Scopes do not hide a tool; a token without them is sent back to sign in (step-up).
+        var scopes = $('<div class="flowmcp-try-scopes"></div>').appendTo(body).hide();
         var modes = $('<div class="flowmcp-try-modes"></div>').appendTo(body);
         var formButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-form"></button>').text(kit.t("try.form")).appendTo(modes);
         var jsonButton = $('<button type="button" class="red-ui-button red-ui-button-small flowmcp-mode-json"></button>').text(kit.t("try.json")).appendTo(modes);
@@ -108,6 +111,8 @@
             description.text(tool.description || "");
             var groups = allowedGroups[tool.name];
             access.text(groups ? kit.t("try.allowedGroups", { groups: groups.join(", ") }) : kit.t("try.everyone"));
+            var needed = kit.scopeList(requiredScopes[tool.name]);
+            scopes.text(needed ? kit.t("try.requiredScopes", { scopes: needed }) : "").toggle(endpoint.access === "oauth" && Boolean(needed));
             fields = buildFields(form, tool.inputSchema || {}, state.values);
             if (state.mode === "json" && !state.json) {
                 state.json = JSON.stringify(formArguments(fields).value, null, 2);
@@ -332,7 +337,7 @@
         // Node-RED gives every select a fixed width; tool names get the whole row.
         ".flowmcp-sidebar select.flowmcp-try-tool { width: 100%; max-width: 100%; box-sizing: border-box; }",
         ".flowmcp-try-modes .selected { font-weight: bold; }",
-        ".flowmcp-try-hint, .flowmcp-try-description, .flowmcp-try-read-only { font-size: 0.9em; color: var(--red-ui-secondary-text-color, #777); }",
+        ".flowmcp-try-hint, .flowmcp-try-description, .flowmcp-try-read-only, .flowmcp-try-scopes { font-size: 0.9em; color: var(--red-ui-secondary-text-color, #777); }",
         ".flowmcp-try-head { display: flex; gap: 8px; margin-top: 6px; }",
         ".flowmcp-try-status { font-weight: bold; }",
         ".flowmcp-try-content pre, .flowmcp-try-structured pre { white-space: pre-wrap; word-break: break-word; max-height: 300px; overflow: auto; }",

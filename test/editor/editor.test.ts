@@ -91,8 +91,8 @@ describe('Node-RED editor with the example flow', () => {
       await p.evaluate(() => Object.keys((window as unknown as { flowmcpEditor: object }).flowmcpEditor).sort()),
       [
         'bindToSoleEndpoint', 'collapsible', 'configNode', 'editedValue', 'endpointPathProblem', 'endpointPicker', 'endpointsUsing', 'expandTemplate',
-        'fitLabels', 'isLoopback', 'isMemoryStorage', 'isSecretEnvName', 'isWholeNumber', 'jsonEditor', 'listEntries', 'listenerUrl', 'oauthBaseUrlProblem',
-        'register', 'registerDeclaration', 'servedLocally', 'showDefaultsOfMissingFields', 'shownEnvName', 'soleEndpointPath', 'text',
+        'fitLabels', 'isLoopback', 'isMemoryStorage', 'isScopeToken', 'isSecretEnvName', 'isWholeNumber', 'jsonEditor', 'listEntries', 'listenerUrl',
+        'oauthBaseUrlProblem', 'register', 'registerDeclaration', 'servedLocally', 'showDefaultsOfMissingFields', 'shownEnvName', 'soleEndpointPath', 'text',
       ],
     );
     const category = p.locator('.red-ui-palette-category').filter({ has: p.locator('.red-ui-palette-header span', { hasText: /^MCP$/ }) });
