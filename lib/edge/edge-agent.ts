@@ -4,7 +4,8 @@ import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../mcp/tool-catalog.js';
 import type { Store } from '../storage/store.js';
-import { EDGE_HEARTBEAT_MS, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type EdgeTool, type Farewell } from './edge-protocol.js';
+import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
+import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type EdgeTool, type Farewell } from './edge-protocol.js';
 
 export interface EdgeAgentOptions {
   readonly store: Store;
@@ -17,9 +18,19 @@ export interface EdgeAgentOptions {
    * the hub's executionId, and resolves with the result to send back, or undefined when the call was
    * withdrawn (nobody waits for an answer).
    */
-  readonly run: (call: CallMessage) => Promise<unknown | undefined>;
+  readonly run: (call: CallMessage, notes: RelayNotes) => Promise<unknown | undefined>;
   /** The hub withdrew a call: the flow gets `mcp-tool-cancel`. */
   readonly withdraw: (executionId: string) => void;
+}
+
+/**
+ * One relayed call's way back to the hub before its answer: the flow's progress and log lines, each
+ * published on the site's answers channel. Resolves once Redis took it (the call's stream counts what
+ * is still on its way, and drops past its bound, as for a local client that does not read).
+ */
+export interface RelayNotes {
+  progress(report: ProgressReport): Promise<void>;
+  log(line: LogLine): Promise<void>;
 }
 
 /** How many call ids an edge remembers, so a call delivered twice runs once. */
@@ -102,7 +113,7 @@ export class EdgeAgent {
     if (this.seen.has(message.id)) return;
     this.seen.add(message.id);
     if (this.seen.size > REMEMBERED_CALLS) this.seen.delete(this.seen.values().next().value!);
-    void this.options.run(message).then(
+    void this.options.run(message, this.notesFor(message.id)).then(
       (result) => {
         if (result === undefined) return;
         const answer: AnswerMessage = { t: 'answer', id: message.id, result };
@@ -110,6 +121,25 @@ export class EdgeAgent {
       },
       (error: unknown) => this.warn('run', `a call relayed to site ${this.options.site} failed: ${describeError(error)}`),
     );
+  }
+
+  private notesFor(id: string): RelayNotes {
+    // On the wire as a local flow's payload is (flow-reports.ts), under the call's id; `t` first, so
+    // a hub tells a refused note from a refused answer without parsing it.
+    const send = async (note: { t: 'progress' | 'log'; id: string }) => {
+      const text = JSON.stringify(note);
+      if (Buffer.byteLength(text) > MAX_NOTE_BYTES) {
+        // The hub would refuse it: drop it here, where the flow's author reads the log.
+        return this.warn('notes', `site ${this.options.site} did not relay a ${note.t} of ${Buffer.byteLength(text)} bytes: over ${MAX_NOTE_BYTES}`);
+      }
+      await this.options.store.publish(siteChannel(this.options.site, 'answers'), text).catch((error: unknown) => {
+        this.warn('answers', `site ${this.options.site} could not relay a ${note.t} (${describeError(error)})`);
+      });
+    };
+    return {
+      progress: (report) => send({ t: 'progress', id, ...report }),
+      log: (line) => send({ t: 'log', id, ...line }),
+    };
   }
 
   private publish(kind: 'announce' | 'answers', message: object, what: string): void {

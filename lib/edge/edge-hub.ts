@@ -6,7 +6,9 @@ import type { ExecutionRequest } from '../execution/broker.js';
 import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import type { Store } from '../storage/store.js';
 import { hubToolName } from './edge-naming.js';
-import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type RelayedCaller } from './edge-protocol.js';
+import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
+import { isLogLevel } from '../mcp/log-levels.js';
+import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller } from './edge-protocol.js';
 
 /** A tool of an edge as the hub serves it: where to send its calls. */
 export interface RelayTarget {
@@ -44,7 +46,14 @@ export interface EdgeHubOptions {
   readonly deliver: (executionId: string, result: unknown) => 'settled' | 'unknown';
   /** The site went away: its pending calls end now, with this message. */
   readonly failSite: (site: string, message: string) => void;
+  /** The edge flow's progress for a pending call (the endpoint's: time limit restarted, client told). */
+  readonly progress?: (executionId: string, report: ProgressReport) => void;
+  /** A log line of the edge flow for a pending call (the endpoint's: its client told, at its level). */
+  readonly log?: (executionId: string, line: LogLine) => void;
 }
+
+/** How an edge opens a progress report or log line (edge-agent.ts), told apart without parsing it. */
+const NOTE_OPENING = /^\{"t":"(?:progress|log)"/;
 
 /** A pending call: the site it went to, and the instance of that site it was sent to. */
 interface PendingCall {
@@ -121,7 +130,19 @@ export class EdgeHub {
     // Who is calling, and nothing else of the hub's context, becomes msg.mcp on the edge.
     const { subject, email, groups, client } = caller;
     const who: RelayedCaller = { ...(subject !== undefined ? { subject } : {}), ...(email !== undefined ? { email } : {}), ...(groups !== undefined ? { groups } : {}), ...(client !== undefined ? { client } : {}) };
-    const message: CallMessage = { t: 'call', id: request.executionId, instance: site.instance, tool: target.tool, arguments: request.arguments, caller: who, hub: this.options.endpoint, protocolVersion };
+    const message: CallMessage = {
+      t: 'call',
+      id: request.executionId,
+      instance: site.instance,
+      tool: target.tool,
+      arguments: request.arguments,
+      caller: who,
+      hub: this.options.endpoint,
+      protocolVersion,
+      // What the client will see of the call before its result: the edge relays no log line below it.
+      ...(request.progressToken ? { progress: true as const } : {}),
+      ...(isLogLevel(request.logLevel) ? { logLevel: request.logLevel } : {}),
+    };
     site.pending += 1;
     this.pending.set(request.executionId, { site: target.site, instance: site.instance });
     const fail = (why: string) => {
@@ -229,6 +250,9 @@ export class EdgeHub {
 
   private answered(siteName: string, text: string): void {
     const parsed = parseHubBound(text, siteName, 'answers');
+    if (parsed.ok && (parsed.value.t === 'progress' || parsed.value.t === 'log')) return this.noted(siteName, parsed.value);
+    // A refused progress report or log line costs its client that one line, as a local flow's does: the call goes on.
+    if (!parsed.ok && NOTE_OPENING.test(text)) return this.refuse(siteName, `a progress report or log line from site ${siteName} was refused: ${parsed.problem}`);
     if (!parsed.ok || parsed.value.t !== 'answer') {
       // An oversized answer still names its call: end that call with a clear error rather than at its time limit.
       const id = /"id"\s*:\s*"([0-9a-f]{32})"/.exec(text.slice(0, 200))?.[1];
@@ -242,6 +266,17 @@ export class EdgeHub {
     if (this.pending.get(id)?.site !== siteName) return;
     this.release(id);
     this.options.deliver(id, result);
+  }
+
+  /**
+   * A progress report or log line for a pending call. Only the site the call went to speaks for it;
+   * anything else (late, after the call ended, or another site's) is dropped unsaid, since a flow may
+   * well report after its caller went away.
+   */
+  private noted(siteName: string, note: ProgressNote | LogNote): void {
+    if (this.pending.get(note.id)?.site !== siteName) return;
+    if (note.t === 'progress') this.options.progress?.(note.id, note.report);
+    else this.options.log?.(note.id, note.line);
   }
 
   private release(executionId: string): boolean {

@@ -3,6 +3,9 @@ import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import { parseJsonOrUndefined } from '../core/parse-json.js';
 import type { StoreKey } from '../storage/store.js';
+import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
+import { parseLogPayload, parseProgressPayload } from '../mcp/flow-reports.js';
+import { isLogLevel, type LogLevel } from '../mcp/log-levels.js';
 
 /**
  * What hubs and edges say to each other through Redis publish/subscribe. Every channel of a site is
@@ -26,6 +29,8 @@ export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;
  */
 export const MAX_ANSWER_BYTES = DEFAULTS.maxResultBytes + 4 * 1024;
 export const MAX_EDGE_TOOLS = 200;
+/** A progress report or log line an edge relays for a call: one line for people, not a result. */
+export const MAX_NOTE_BYTES = 64 * 1024;
 
 export type ChannelKind = 'announce' | 'calls' | 'answers';
 
@@ -79,6 +84,10 @@ export interface CallMessage {
   /** The hub endpoint the call came through (for the edge flow's information). */
   readonly hub: string;
   readonly protocolVersion: string;
+  /** The hub's client sent a progress token: the edge's flow is told so (its progress is relayed either way). */
+  readonly progress?: true;
+  /** The lowest level of log line the hub's client asked for; absent: the edge relays none. */
+  readonly logLevel?: LogLevel;
 }
 
 export interface CancelMessage {
@@ -94,7 +103,21 @@ export interface AnswerMessage {
   readonly result: unknown;
 }
 
-export type HubBound = Announcement | Farewell | AnswerMessage;
+/** The edge flow's progress for a pending call: it keeps the call alive on the hub, and reaches its client. */
+export interface ProgressNote {
+  readonly t: 'progress';
+  readonly id: string;
+  readonly report: ProgressReport;
+}
+
+/** A log line of the edge flow for a pending call, at or above the level the hub's client asked for. */
+export interface LogNote {
+  readonly t: 'log';
+  readonly id: string;
+  readonly line: LogLine;
+}
+
+export type HubBound = Announcement | Farewell | AnswerMessage | ProgressNote | LogNote;
 export type EdgeBound = CallMessage | CancelMessage;
 
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
@@ -108,7 +131,9 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
   const value = parseJsonOrUndefined(text);
   if (!isPlainObject(value)) return { ok: false, problem: 'not a JSON object' };
   if (kind === 'answers') {
-    if (value['t'] !== 'answer' || typeof value['id'] !== 'string') return { ok: false, problem: 'an answer needs t "answer" and an id' };
+    if (typeof value['id'] !== 'string') return { ok: false, problem: 'an answer needs t "answer" and an id' };
+    if (value['t'] === 'progress' || value['t'] === 'log') return parseNote(value, value['id'], bytes);
+    if (value['t'] !== 'answer') return { ok: false, problem: 'an answer needs t "answer" and an id' };
     return { ok: true, value: { t: 'answer', id: value['id'], result: value['result'] } };
   }
   // The site is the channel's: a message naming another site is a forgery (or a misconfigured edge).
@@ -123,6 +148,18 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
     if (!isPositive(tool['timeoutMs']) || !isPositive(tool['maxDurationMs'])) return { ok: false, problem: `tools[${index}] needs timeoutMs and maxDurationMs` };
   }
   return { ok: true, value: { t: 'announce', site, instance: value['instance'], tools: tools as unknown as EdgeTool[] } };
+}
+
+/** A progress report or log line, checked as the same message from a local flow is (flow-reports.ts). */
+function parseNote(value: Record<string, unknown>, id: string, bytes: number): Parsed<ProgressNote | LogNote> {
+  if (bytes > MAX_NOTE_BYTES) return { ok: false, problem: `a ${String(value['t'])} of ${bytes} bytes is over the ${MAX_NOTE_BYTES} bytes an edge may send` };
+  const payload = { ...value, executionId: id };
+  if (value['t'] === 'progress') {
+    const report = parseProgressPayload(payload);
+    return report.ok ? { ok: true, value: { t: 'progress', id, report: report.value } } : { ok: false, problem: `a progress report has a bad ${report.field}` };
+  }
+  const line = parseLogPayload(payload);
+  return line.ok ? { ok: true, value: { t: 'log', id, line: line.value } } : { ok: false, problem: `a log line has a bad ${line.field}` };
 }
 
 /** A message a hub published on this edge's calls channel. */
@@ -143,6 +180,8 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
       caller,
       hub: String(value['hub'] ?? ''),
       protocolVersion: String(value['protocolVersion'] ?? ''),
+      ...(value['progress'] === true ? { progress: true as const } : {}),
+      ...(isLogLevel(value['logLevel']) ? { logLevel: value['logLevel'] } : {}),
     },
   };
 }

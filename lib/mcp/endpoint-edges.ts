@@ -49,6 +49,8 @@ export class EndpointEdges {
         onToolsChanged: this.options.onToolsChanged,
         deliver: (executionId, result) => endpoint.settle(executionId, { result }),
         failSite: (failed, message) => endpoint.failRelayed(failed, message),
+        progress: (executionId, report) => void endpoint.progress(executionId, report),
+        log: (executionId, line) => void endpoint.log(executionId, line),
       });
       endpoint.relayTo(this.hub);
     }
@@ -58,7 +60,7 @@ export class EndpointEdges {
         site,
         logger,
         catalog: () => endpoint.tools,
-        run: (call) => endpoint.runRelayed(call),
+        run: (call, notes) => endpoint.runRelayed({ ...call, notes }),
         withdraw: (executionId) => endpoint.withdrawRelayed(executionId),
       });
     }

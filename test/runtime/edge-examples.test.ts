@@ -1,12 +1,12 @@
 // examples/edge-hub.json and examples/edge-site.json deployed as a user imports them (runtime ports
 // moved, both in one Node-RED for the test) with a real Redis named by MCP_REDIS_URL: the hub serves
 // its own tool and, relayed through Redis, the edge's open_valve, whose flow logs the hub endpoint
-// the call came through. Redis going away withdraws the edge tool while the hub's own tool keeps
+// the call came through, and calibrate_line, a long job whose progress and log lines cross too. Redis going away withdraws the edge tool while the hub's own tool keeps
 // working, and its return brings the edge tool back. Without MCP_REDIS_URL the hub endpoint does not
 // start and says why.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { exampleFlow } from '../support/flows.js';
 import { connect, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
@@ -14,6 +14,7 @@ import { freePort } from '../support/ports.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 
 const EDGE_TOOL = 'plant-a.open_valve';
+const LONG_JOB = 'plant-a.calibrate_line';
 const HUB_SERVER = '8e1d5a0c3b7f2a03';
 
 /** Asks tools/list until `wanted` says yes; edges announce every 2 s and are forgotten after 6.5 s. */
@@ -47,7 +48,7 @@ describe(`the edge-hub and edge-site examples on ${nodeRedPackage}`, () => {
   it('serves the edge tool on the hub next to its own, and the edge flow logs the hub endpoint', async () => {
     const client = await connect(hubUrl, 'modern');
     try {
-      assert.deepEqual(await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool never appeared'), [EDGE_TOOL, 'shift_note']);
+      assert.deepEqual(await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool never appeared'), [LONG_JOB, EDGE_TOOL, 'shift_note']);
       const since = nodeRed.output().length;
       const opened = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V2', percent: 40 } });
       assert.deepEqual(opened.content, [{ type: 'text', text: 'Valve V2 of press line A is open at 40 %.' }]);
@@ -58,6 +59,27 @@ describe(`the edge-hub and edge-site examples on ${nodeRedPackage}`, () => {
       const noted = await client.callTool({ name: 'shift_note', arguments: { note: 'press A warmed up' } });
       assert.deepEqual(noted.content, [{ type: 'text', text: 'Noted (1 this shift).' }]);
       assert.doesNotMatch(nodeRed.output().slice(since), /open_valve V9/);
+      assert.doesNotMatch(nodeRed.output().slice(since), /\[(error|warn)\]/, 'the examples log no error or warning');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("runs the edge's long job through the hub: its progress and log lines reach the client, and progress carries it past its 3 s limit", async () => {
+    const client = await connect(hubUrl, 'modern');
+    try {
+      await untilTools(client, (names) => names.includes(LONG_JOB), 'the long job never appeared');
+      const lines: unknown[] = [];
+      client.setNotificationHandler('notifications/message', (notification) => void lines.push(notification.params.data));
+      const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+      const since = nodeRed.output().length;
+      const result = await client.callTool(
+        { name: LONG_JOB, arguments: { sensors: 4 }, _meta: { [LOG_LEVEL_META_KEY]: 'info' } },
+        { onprogress: (report) => void progress.push(report), resetTimeoutOnProgress: true },
+      );
+      assert.deepEqual(result.content, [{ type: 'text', text: 'All 4 sensors of press line A are calibrated.' }]);
+      assert.deepEqual(progress, [1, 2, 3, 4].map((done) => ({ progress: done, total: 4, message: `Sensor ${done} of 4 calibrated` })));
+      assert.deepEqual(lines.map((line: any) => line.sensor), [1, 2, 3, 4]);
       assert.doesNotMatch(nodeRed.output().slice(since), /\[(error|warn)\]/, 'the examples log no error or warning');
     } finally {
       await client.close();

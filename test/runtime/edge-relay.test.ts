@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
 import { MAX_ANSWER_BYTES } from '../../lib/edge/edge-protocol.js';
+import { edgeAclUser, hubAclUser } from '../support/edge-redis.js';
 import { answer, flowServer, oauthServer, oidcAuth, router, runtime, runtimeWithBaseUrl, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { connect, rawRequest, JSON_HEADERS, waitForEndpoint } from '../support/mcp-http.js';
-import { nodeRedPackage, repoRoot, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { claudeLikeDocument, signedInClient, TestOAuthProvider } from '../support/oauth-client.js';
 import { freePort } from '../support/ports.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
@@ -29,17 +28,10 @@ const CLIENT_ID = 'https://client.test/oauth/edge-relay.json';
 const SECRET = 'bridge-secret-for-edge-relay';
 const EDGE_PASSWORD = { 'plant-a': 'plant-a-secret', 'plant-b': 'plant-b-secret' } as const;
 /** The minimal ACL an edge's Redis user needs (what this suite proves is enough). */
-const edgeAcl = (site: keyof typeof EDGE_PASSWORD) =>
-  `${site} on >${EDGE_PASSWORD[site]} resetchannels &${PREFIX}:edge:${site}:* resetkeys -@all +publish +subscribe +unsubscribe`;
+const edgeAcl = (site: keyof typeof EDGE_PASSWORD) => edgeAclUser(site, EDGE_PASSWORD[site], PREFIX);
 const ADMIN_PASSWORD = 'admin-secret';
 /** The hub user of docs/edge-relay.md, for this suite's key prefix: what this suite proves is enough for a hub with sign-in. */
-const hubAcl = (() => {
-  const page = readFileSync(join(repoRoot, 'docs', 'edge-relay.md'), 'utf8');
-  const line = /^ACL SETUSER (hub on >\S+ .+)$/m.exec(page)?.[1];
-  assert.ok(line, "docs/edge-relay.md gives the hub's ACL user");
-  return line.replaceAll('mcp:', `${PREFIX}:`);
-})();
-const HUB_PASSWORD = /^hub on >(\S+)/.exec(hubAcl)![1]!;
+const { line: hubAcl, password: HUB_PASSWORD } = hubAclUser(PREFIX);
 
 const X_INPUT = { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'], additionalProperties: false };
 const RESPOND = `msg.topic = 'mcp-tool-response';`;

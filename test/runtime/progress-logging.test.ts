@@ -4,38 +4,8 @@ import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { answer, flowServer, router, runtime, stopJobOnCancel, tab, tool, topicSwitch, TAB } from '../support/flows.js';
 import { connect, postJsonRpc, withClient, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
+import { CHATTY, JOB } from '../support/reporting-jobs.js';
 import { startServing } from '../support/serving.js';
-
-/**
- * A job that reports `steps` progress steps, `intervalMs` apart, then answers; its timer is kept in
- * flow context under the executionId so the cancel branch can stop it. It also says in the log that it
- * started and whether the client sent a progress token.
- */
-const JOB = `const { executionId, arguments: args, progressToken } = msg.payload;
-node.warn('job-started ' + executionId + ' token=' + progressToken);
-let step = 0;
-const timer = setInterval(() => {
-  step += 1;
-  node.send({ topic: 'mcp-tool-progress', payload: { executionId, progress: step, total: args.steps, message: 'step ' + step } });
-  if (step === args.steps) {
-    clearInterval(timer);
-    flow.set('job-' + executionId, undefined);
-    node.send({ topic: 'mcp-tool-response', payload: { executionId, result: { steps: step, progressToken } } });
-  }
-}, args.intervalMs);
-flow.set('job-' + executionId, timer);
-return null;`;
-
-/** Stops the job an mcp-tool-cancel names, and says so in the log. */
-const ON_CANCEL = stopJobOnCancel('clearInterval');
-
-/** One line at every level, then the answer. */
-const CHATTY = `const { executionId } = msg.payload;
-for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']) {
-  node.send({ topic: 'mcp-tool-log', payload: { executionId, level, data: { said: level }, logger: 'chatty' } });
-}
-node.send({ topic: 'mcp-tool-response', payload: { executionId, result: 'said everything' } });
-return null;`;
 
 /** Every kind of bad report a flow can send, then a good answer. */
 const MISBEHAVE = `const { executionId } = msg.payload;
@@ -56,7 +26,7 @@ function jobFlows(port: number): FlowNode[] {
     topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
     router('route', { job: 'job-fn', capped: 'job-fn', chatty: 'chatty-fn', misbehave: 'misbehave-fn' }),
     answer('job-fn', JOB, 'fs'),
-    answer('on-cancel', ON_CANCEL, ''),
+    answer('on-cancel', stopJobOnCancel('clearInterval'), ''),
     answer('chatty-fn', CHATTY, 'fs'),
     answer('misbehave-fn', MISBEHAVE, 'fs'),
     // A 1 s time limit: only progress keeps a longer job alive.

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { setImmediate as flush } from 'node:timers/promises';
-import { EdgeAgent } from '../../lib/edge/edge-agent.js';
+import { EdgeAgent, type RelayNotes } from '../../lib/edge/edge-agent.js';
 import { EdgeHub } from '../../lib/edge/edge-hub.js';
-import { EDGE_HEARTBEAT_MS, siteChannel, type CallMessage } from '../../lib/edge/edge-protocol.js';
+import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, siteChannel, type CallMessage } from '../../lib/edge/edge-protocol.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
@@ -53,6 +53,8 @@ describe('EdgeAgent over the real MemoryStore', () => {
   let catalog: ToolCatalog;
   /** Set by a test to hold runs open; each run resolves with what the test passes. */
   let runs: Array<(result: unknown) => void>;
+  /** Each run's way back to the hub before its answer, by call id. */
+  let notes: Map<string, RelayNotes>;
 
   const open = () =>
     (agent = new EdgeAgent({
@@ -60,8 +62,9 @@ describe('EdgeAgent over the real MemoryStore', () => {
       site: 'plant-a',
       logger,
       catalog: () => catalog,
-      run: (message) => {
+      run: (message, relayNotes) => {
         ran.push(message);
+        notes.set(message.id, relayNotes);
         return new Promise((resolve) => runs.push(resolve));
       },
       withdraw: (executionId) => withdrawn.push(executionId),
@@ -79,6 +82,7 @@ describe('EdgeAgent over the real MemoryStore', () => {
     ran = [];
     withdrawn = [];
     runs = [];
+    notes = new Map();
     catalog = new ToolCatalog([declared('x'), declared('y', '5')]);
     store.subscribe(siteChannel('plant-a', 'announce'), (text) => announced.push(JSON.parse(text)));
     store.subscribe(siteChannel('plant-a', 'answers'), (text) => answers.push(JSON.parse(text)));
@@ -269,6 +273,54 @@ describe('EdgeAgent over the real MemoryStore', () => {
       await agent!.close();
       await flush();
       assert.deepEqual(hub.tools(), []);
+    } finally {
+      hub.close();
+    }
+  });
+
+  it("relays the flow's progress and log lines to the hub, in order and before the answer; the hub takes them only from the call's site while it waits", async () => {
+    const heard: string[] = [];
+    const delivered: Array<[string, unknown]> = [];
+    const hub = new EdgeHub({
+      store,
+      sites: ['plant-a', 'plant-b'],
+      naming: '{site}.{tool}',
+      maxPendingPerSite: 4,
+      endpoint: '/hub',
+      logger,
+      onToolsChanged: () => undefined,
+      deliver: (executionId, result) => (heard.push(`answer ${executionId}`), delivered.push([executionId, result]), 'settled'),
+      failSite: () => undefined,
+      progress: (executionId, report) => heard.push(`progress ${executionId} ${report.progress}/${report.total} ${report.message}`),
+      log: (executionId, line) => heard.push(`log ${executionId} ${line.level} ${JSON.stringify(line.data)}`),
+    });
+    try {
+      open();
+      await flush();
+      hub.send({ executionId: 'e1', toolName: 'plant-a.x', arguments: {}, progressToken: true, logLevel: 'info' }, { site: 'plant-a', tool: 'x' }, {}, '2026-07-28');
+      await flush();
+      await flush();
+      assert.equal(ran[0]!.progress, true);
+      assert.equal(ran[0]!.logLevel, 'info');
+      const relay = notes.get('e1')!;
+      await relay.progress({ progress: 1, total: 3, message: 'valve 1' });
+      await relay.log({ level: 'notice', data: { valve: 1, ok: true } });
+      // The same call id from another site is a forgery: plant-b's user may publish only on plant-b's channels.
+      await store.publish(siteChannel('plant-b', 'answers'), JSON.stringify({ t: 'progress', id: 'e1', progress: 2 }));
+      // A line too large for the hub is dropped here, where the flow's author reads the warning.
+      await relay.log({ level: 'info', data: 'd'.repeat(MAX_NOTE_BYTES) });
+      // A malformed report costs that report only: the call goes on.
+      await store.publish(siteChannel('plant-a', 'answers'), JSON.stringify({ t: 'progress', id: 'e1', progress: 'most' }));
+      runs[0]!('done');
+      await flush();
+      await flush();
+      await relay.progress({ progress: 3, total: 3, message: 'late' });
+      await flush();
+      assert.deepEqual(heard, ['progress e1 1/3 valve 1', 'log e1 notice {"valve":1,"ok":true}', 'answer e1']);
+      assert.deepEqual(delivered, [['e1', 'done']]);
+      const warned = logger.lines.filter((line) => line.startsWith('warn '));
+      assert.ok(warned.some((line) => line.includes(`site plant-a did not relay a log of `) && line.includes(`over ${MAX_NOTE_BYTES}`)), warned.join('\n'));
+      assert.ok(warned.some((line) => line.includes('a progress report or log line from site plant-a was refused: a progress report has a bad progress')), warned.join('\n'));
     } finally {
       hub.close();
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_ANNOUNCEMENT_BYTES, MAX_ANSWER_BYTES, MAX_EDGE_TOOLS, parseEdgeBound, parseHubBound, SITE_PATTERN, siteChannel } from '../../lib/edge/edge-protocol.js';
+import { MAX_ANNOUNCEMENT_BYTES, MAX_ANSWER_BYTES, MAX_EDGE_TOOLS, MAX_NOTE_BYTES, parseEdgeBound, parseHubBound, SITE_PATTERN, siteChannel } from '../../lib/edge/edge-protocol.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import { renderStoreKey } from '../../lib/storage/store-arguments.js';
 
@@ -117,5 +117,55 @@ describe('messages a hub sends an edge', () => {
     for (const text of ['nonsense', '[]', JSON.stringify({ t: 'call', tool: 'x', arguments: {} }), call({ tool: 5 }), call({ arguments: [1] }), call({ arguments: null }), call({ t: 'answer' })]) {
       assert.equal(parseEdgeBound(text).ok, false, text);
     }
+  });
+});
+
+describe("an edge flow's progress and log lines on the answers channel", () => {
+  const note = (fields: Record<string, unknown>) => JSON.stringify({ id: 'c1', ...fields });
+
+  it('reads a progress report and a log line for a call, checked as a local flow’s are', () => {
+    assert.deepEqual(parseHubBound(note({ t: 'progress', progress: 2, total: 5, message: 'two of five' }), 'plant-a', 'answers'), {
+      ok: true,
+      value: { t: 'progress', id: 'c1', report: { progress: 2, total: 5, message: 'two of five' } },
+    });
+    assert.deepEqual(parseHubBound(note({ t: 'log', level: 'warning', data: { valve: 3 }, logger: 'calibration' }), 'plant-a', 'answers'), {
+      ok: true,
+      value: { t: 'log', id: 'c1', line: { level: 'warning', data: { valve: 3 }, logger: 'calibration' } },
+    });
+    // Long texts are cut as for a local flow: they are for people.
+    const parsed = parseHubBound(note({ t: 'progress', progress: 1, message: 'm'.repeat(5_000) }), 'plant-a', 'answers');
+    assert.ok(parsed.ok && parsed.value.t === 'progress');
+    assert.equal(parsed.value.report.message?.length, 1_000);
+  });
+
+  it('refuses a report or line a local flow could not send, naming the field', () => {
+    assert.equal(problemOf(parseHubBound(note({ t: 'progress', progress: 'half' }), 'plant-a', 'answers')), 'a progress report has a bad progress');
+    assert.equal(problemOf(parseHubBound(note({ t: 'progress', progress: null }), 'plant-a', 'answers')), 'a progress report has a bad progress');
+    assert.equal(problemOf(parseHubBound(note({ t: 'progress', progress: 1, total: '9' }), 'plant-a', 'answers')), 'a progress report has a bad total');
+    assert.equal(problemOf(parseHubBound(note({ t: 'log', level: 'loud', data: 'x' }), 'plant-a', 'answers')), 'a log line has a bad level');
+    assert.equal(problemOf(parseHubBound(note({ t: 'log', level: 'info' }), 'plant-a', 'answers')), 'a log line has a bad data');
+    assert.equal(problemOf(parseHubBound(JSON.stringify({ t: 'progress', progress: 1 }), 'plant-a', 'answers')), 'an answer needs t "answer" and an id');
+  });
+
+  it('refuses a report or line over 64 KiB, though an answer that large is taken', () => {
+    const sized = (bytes: number) => {
+      const base = note({ t: 'log', level: 'info', data: '' });
+      return note({ t: 'log', level: 'info', data: 'd'.repeat(bytes - base.length) });
+    };
+    assert.ok(parseHubBound(sized(MAX_NOTE_BYTES), 'plant-a', 'answers').ok);
+    assert.equal(problemOf(parseHubBound(sized(MAX_NOTE_BYTES + 1), 'plant-a', 'answers')), `a log of ${MAX_NOTE_BYTES + 1} bytes is over the ${MAX_NOTE_BYTES} bytes an edge may send`);
+  });
+
+  it('tells the edge whether the client wants progress and from which level it wants log lines', () => {
+    const call = (fields: Record<string, unknown>) => JSON.stringify({ t: 'call', id: 'c1', tool: 'x', arguments: {}, caller: {}, hub: '/hub', protocolVersion: '2026-07-28', ...fields });
+    const parsed = parseEdgeBound(call({ progress: true, logLevel: 'notice' }));
+    assert.ok(parsed.ok && parsed.value.t === 'call');
+    assert.equal(parsed.value.progress, true);
+    assert.equal(parsed.value.logLevel, 'notice');
+    // Anything else is as if unsaid: no level means no log lines relayed.
+    const odd = parseEdgeBound(call({ progress: 'yes', logLevel: 'verbose' }));
+    assert.ok(odd.ok && odd.value.t === 'call');
+    assert.equal('progress' in odd.value, false);
+    assert.equal('logLevel' in odd.value, false);
   });
 });

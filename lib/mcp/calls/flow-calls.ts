@@ -88,7 +88,7 @@ export class FlowCalls {
   }
 
   /** A call under an id chosen elsewhere (a hub's, for a call relayed to this edge). Throws CapacityError when full. */
-  beginAs(options: BeginOptions<ExecutionContext>): Promise<ExecutionOutcome> {
+  beginAs(options: BeginOptions<ExecutionContext, CallStream>): Promise<ExecutionOutcome> {
     return this.broker.begin(options);
   }
 

@@ -6,6 +6,9 @@ import type { ToolCatalog } from '../tool-catalog.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from '../tool-result.js';
 import type { ExecutionContext } from './call-types.js';
 import type { FlowCalls } from './flow-calls.js';
+import type { RelayNotes } from '../../edge/edge-agent.js';
+import { CallStream, type LogLine, type ProgressReport } from '../call-stream.js';
+import type { LogLevel } from '../log-levels.js';
 
 /** How much longer an edge lets a relayed call run than the hub that relayed it waits. */
 const RELAY_GRACE_MS = 1_000;
@@ -20,6 +23,12 @@ export interface RelayedCall {
   /** The hub endpoint the call came through. */
   readonly hub: string;
   readonly protocolVersion: string;
+  /** The hub's client sent a progress token (the flow is told, as for a local call). */
+  readonly progress?: true;
+  /** The lowest level of log line the hub's client asked for; absent: none is relayed. */
+  readonly logLevel?: LogLevel;
+  /** Where the flow's progress and log lines go: back to the hub (absent: nowhere, as in unit tests). */
+  readonly notes?: RelayNotes;
 }
 
 /**
@@ -33,20 +42,49 @@ export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCal
   if (!tool || tool.runInProcess || tool.allowedGroups || tool.requiredScopes) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
   const problems = tool.checkArguments(call.arguments);
   if (problems.length > 0) return invalidArgumentsResult(call.tool, problems);
+  const stream = call.notes ? relayStream(call.notes, call.logLevel) : undefined;
   let outcome: ExecutionOutcome;
   try {
     // A second more than the hub allows: the hub gives up first and withdraws the call, so the flow
     // hears `cancelled` (not a time-out of its own) and sends no answer the hub would drop.
     const timeoutMs = tool.timeoutMs + RELAY_GRACE_MS;
     const maxTotalMs = (tool.maxDurationMs ?? tool.timeoutMs) + RELAY_GRACE_MS;
-    outcome = await flowCalls.beginAs({ executionId: call.id, toolName: call.tool, arguments: call.arguments, timeoutMs, maxTotalMs, context: relayedContext(path, call) });
+    outcome = await flowCalls.beginAs({
+      executionId: call.id,
+      toolName: call.tool,
+      arguments: call.arguments,
+      timeoutMs,
+      maxTotalMs,
+      context: relayedContext(path, call),
+      ...(stream ? { stream } : {}),
+      ...(call.progress ? { progressToken: true } : {}),
+      ...(call.logLevel ? { logLevel: call.logLevel } : {}),
+    });
   } catch (error) {
     if (error instanceof CapacityError) return toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`);
     throw error;
   }
   if (outcome.kind === 'cancelled') return undefined;
+  // Tells the hub's client, before the result, how many notes were dropped (as a local call's stream does).
+  await stream?.end();
   return resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
 }
+
+/**
+ * The call's stream back to the hub. Progress always goes (whether or not the client sent a token,
+ * it keeps the call alive on the hub, which applies the same time limits); log lines only at or
+ * above the client's level. The hub puts the client's own progress token back on each report.
+ */
+function relayStream(notes: RelayNotes, logLevel: LogLevel | undefined): CallStream {
+  const notify = (notification: { method: string; params?: Record<string, unknown> }): Promise<void> => {
+    const { progressToken: _token, ...params } = notification.params ?? {};
+    return notification.method === 'notifications/progress' ? notes.progress(params as unknown as ProgressReport) : notes.log(params as unknown as LogLine);
+  };
+  return new CallStream(notify as ConstructorParameters<typeof CallStream>[0], RELAYED_PROGRESS, logLevel, { maxBacklogBytes: DEFAULTS.maxCallStreamBacklogBytes });
+}
+
+/** A stand-in progress token on the edge: the client's own is the hub's to add. */
+const RELAYED_PROGRESS = 'relayed';
 
 /** What the edge's flow sees in `msg.mcp`: the caller as the hub vouched for it, never more. */
 function relayedContext(path: string, call: RelayedCall): ExecutionContext {
