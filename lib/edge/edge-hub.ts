@@ -327,6 +327,9 @@ function definitionOf(name: string, offered: EdgeTool): ToolDefinition {
     idempotentHint: annotations.idempotentHint === true,
     openWorldHint: annotations.openWorldHint === true,
     endpoint: '*',
+    // An edge tool that may run as a task does so on the hub: its record in the hub's storage, the edge
+    // flow running it as a call that may take up to the tool's maximum duration.
+    taskSupport: listing.execution?.taskSupport ?? 'forbidden',
     timeout: String(Math.max(1, Math.round(offered.timeoutMs / 1000))),
     maxDuration: String(Math.max(1, Math.round(offered.maxDurationMs / 1000))),
   });

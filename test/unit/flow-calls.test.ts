@@ -109,4 +109,25 @@ describe('FlowCalls', () => {
     assert.deepEqual(abandoned, [[id, 'cancelled']]);
     assert.equal(calls.progress(id, { progress: 2 }), 'unknown');
   });
+
+  it("runs a task of an edge tool on the relay: a cancel withdraws it there, and its site going away ends it", async () => {
+    const { calls, executed, abandoned } = flowCalls(4, 2);
+    const sent: string[] = [];
+    const withdrawn: Array<[string, string]> = [];
+    calls.edges = { send: (request, target) => sent.push(`${target.site}:${request.executionId}`), withdraw: (id, reason) => withdrawn.push([id, reason]), offline: () => undefined };
+    const begin = (requestId: number, site: string) =>
+      calls.taskBroker!.begin({ toolName: 'echo', arguments: {}, timeoutMs: 10_000, signal: never, context: contextOf('alice', requestId, { site, tool: 'echo' }) });
+    const cancelled = begin(1, 'plant-a');
+    const failed = begin(2, 'plant-a');
+    assert.equal(executed.length, 0, "an edge tool's task runs nothing in this Node-RED");
+    assert.equal(sent.length, 2);
+    const [cancelledId, failedId] = sent.map((entry) => entry.split(':')[1]!);
+    calls.cancel(cancelledId);
+    assert.equal((await cancelled).kind, 'cancelled');
+    assert.deepEqual(withdrawn, [[cancelledId, 'cancelled']], 'the edge is told, not the flow of this Node-RED');
+    assert.deepEqual(abandoned, []);
+    calls.failRelayed('plant-a', 'site plant-a went away');
+    assert.deepEqual(await failed, { kind: 'answered', result: { content: [{ type: 'text', text: 'site plant-a went away' }], isError: true } });
+    assert.equal(failedId?.length, 32);
+  });
 });

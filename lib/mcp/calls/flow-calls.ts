@@ -44,28 +44,36 @@ export class FlowCalls {
       maxInFlight: options.maxInFlight,
       // Reads, prompts and completions are told apart from tool calls by their `kind`, each with its own message.
       dispatch: (request, context) => {
-        if (!('kind' in context)) {
-          if (!context.relay) return options.execute(request, context);
-          if (!this.edges) throw new Error('this endpoint relays to no edge sites');
-          return this.edges.send(request, context.relay, context, context.protocolVersion);
-        }
+        if (!('kind' in context)) return this.dispatchCall(request, context);
         if (!options.executeContent) throw new Error('this endpoint has no flow for resources and prompts');
         options.executeContent(request.executionId, context);
       },
       onAbandoned: (executionId, reason, context) => {
         if ('kind' in context) return options.onContentAbandoned?.(executionId, reason, context);
-        // A relayed call ran on an edge: that edge's flow is the one to tell.
-        if (context.relay) this.edges?.withdraw(executionId, reason);
-        else options.onAbandoned?.(executionId, reason, context);
+        this.abandonCall(executionId, reason, context);
       },
     });
     if (options.maxTasks !== undefined) {
+      // A task of an edge tool runs here (its record in this endpoint's storage) and on the edge as a call.
       this.taskBroker = new ExecutionBroker<ExecutionContext>({
         maxInFlight: options.maxTasks,
-        dispatch: (request, context) => options.execute(request, context),
-        ...(options.onAbandoned ? { onAbandoned: options.onAbandoned } : {}),
+        dispatch: (request, context) => this.dispatchCall(request, context),
+        onAbandoned: (executionId, reason, context) => this.abandonCall(executionId, reason, context),
       });
     }
+  }
+
+  /** A tool call, or a task's round, goes to this endpoint's flow, or to the edge site of a relayed tool. */
+  private dispatchCall(request: ExecutionRequest, context: ExecutionContext): void {
+    if (!context.relay) return this.options.execute(request, context);
+    if (!this.edges) throw new Error('this endpoint relays to no edge sites');
+    this.edges.send(request, context.relay, context, context.protocolVersion);
+  }
+
+  /** A relayed call ran on an edge: that edge's flow is the one to tell. */
+  private abandonCall(executionId: string, reason: CancelReason, context: ExecutionContext): void {
+    if (context.relay) this.edges?.withdraw(executionId, reason);
+    else this.options.onAbandoned?.(executionId, reason, context);
   }
 
   /**
@@ -145,10 +153,11 @@ export class FlowCalls {
     if (!this.broker.cancel(executionId)) this.taskBroker?.cancel(executionId);
   }
 
-  /** An edge site went away: its pending calls end now with `message`, not at their time limits. */
+  /** An edge site went away: its pending calls and tasks end now with `message`, not at their time limits. */
   failRelayed(site: string, message: string): void {
-    const ids = this.broker.findWhere((context) => !('kind' in context) && context.relay?.site === site);
-    for (const id of ids) this.broker.settle(id, { result: { content: [{ type: 'text', text: message }], isError: true } });
+    const failure = { result: { content: [{ type: 'text', text: message }], isError: true } };
+    for (const id of this.broker.findWhere((context) => !('kind' in context) && context.relay?.site === site)) this.broker.settle(id, failure);
+    for (const id of this.taskBroker?.findWhere((context) => context.relay?.site === site) ?? []) this.taskBroker!.settle(id, failure);
   }
 
   /** Fails everything pending with `reason`; nothing new may start. How many calls and tasks it ended. */
