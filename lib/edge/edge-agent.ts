@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../mcp/tool-catalog.js';
 import type { Store } from '../storage/store.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
+import type { InputAsk } from '../input/input-requests.js';
 import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type EdgeTool, type Farewell } from './edge-protocol.js';
 
 export interface EdgeAgentOptions {
@@ -15,13 +16,16 @@ export interface EdgeAgentOptions {
   readonly catalog: () => ToolCatalog;
   /**
    * Runs one relayed call through the endpoint (argument check, broker, flow, result checks) under
-   * the hub's executionId, and resolves with the result to send back, or undefined when the call was
-   * withdrawn (nobody waits for an answer).
+   * the hub's executionId, and resolves with the result to send back, the questions the flow asked
+   * the client instead, or undefined when the call was withdrawn (nobody waits for an answer).
    */
-  readonly run: (call: CallMessage, notes: RelayNotes) => Promise<unknown | undefined>;
+  readonly run: (call: CallMessage, notes: RelayNotes) => Promise<RelayReply | undefined>;
   /** The hub withdrew a call: the flow gets `mcp-tool-cancel`. */
   readonly withdraw: (executionId: string) => void;
 }
+
+/** How a relayed round ended on the edge: with the flow's result, or with questions for the client. */
+export type RelayReply = { readonly result: unknown } | { readonly ask: InputAsk };
 
 /**
  * One relayed call's way back to the hub before its answer: the flow's progress and log lines, each
@@ -82,7 +86,8 @@ export class EdgeAgent {
       // endpoint that is also a hub offers only its own tools, not those it relays for other sites.
       // A tool limited to groups or scopes is not offered: a hub restricts what it relays per site instead.
       if (!definition || definition.runInProcess || definition.relay || definition.allowedGroups || definition.requiredScopes) continue;
-      tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs });
+      const asks = definition.asks ? { asks: [...definition.asks], asksRequired: definition.asksRequired === true, asksBeforeTask: definition.asksBeforeTask === true } : {};
+      tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs, ...asks });
     }
     return { t: 'announce', site: this.options.site, instance: this.instance, tools };
   }
@@ -109,15 +114,19 @@ export class EdgeAgent {
     if (message.t === 'cancel') return this.options.withdraw(message.id);
     // Sent to another instance of this site (the one before a restart): the hub ends it on hearing this one.
     if (message.instance !== undefined && message.instance !== this.instance) return;
-    // At most once: a call id seen before (a duplicate delivery) is not run again.
-    if (this.seen.has(message.id)) return;
-    this.seen.add(message.id);
+    // At most once: a round seen before (a duplicate delivery) is not run again. A task's rounds
+    // share its id, so the round is part of what is remembered.
+    const once = `${message.id}/${message.input?.round ?? 0}`;
+    if (this.seen.has(once)) return;
+    this.seen.add(once);
     if (this.seen.size > REMEMBERED_CALLS) this.seen.delete(this.seen.values().next().value!);
     void this.options.run(message, this.notesFor(message.id)).then(
-      (result) => {
-        if (result === undefined) return;
-        const answer: AnswerMessage = { t: 'answer', id: message.id, result };
-        this.publish('answers', answer, 'answering a call');
+      (reply) => {
+        if (reply === undefined) return;
+        // Questions go as a local flow's mcp-tool-input payload has them, under the call's id.
+        const { id } = message;
+        const sent = 'ask' in reply ? { t: 'ask', id, requests: reply.ask.requests, ...(reply.ask.state !== undefined ? { state: reply.ask.state } : {}) } : ({ t: 'answer', id, result: reply.result } satisfies AnswerMessage);
+        this.publish('answers', sent, 'answering a call');
       },
       (error: unknown) => this.warn('run', `a call relayed to site ${this.options.site} failed: ${describeError(error)}`),
     );

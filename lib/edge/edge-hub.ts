@@ -7,6 +7,7 @@ import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/
 import type { Store } from '../storage/store.js';
 import { hubToolName } from './edge-naming.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
+import type { InputAsk } from '../input/input-requests.js';
 import { isLogLevel } from '../mcp/log-levels.js';
 import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller } from './edge-protocol.js';
 
@@ -46,6 +47,8 @@ export interface EdgeHubOptions {
   readonly deliver: (executionId: string, result: unknown) => 'settled' | 'unknown';
   /** The site went away: its pending calls end now, with this message. */
   readonly failSite: (site: string, message: string) => void;
+  /** The edge flow asked the client (the endpoint's: it asks, checks the answers, and sends the next round). */
+  readonly ask: (executionId: string, ask: InputAsk) => 'settled' | 'unknown';
   /** The edge flow's progress for a pending call (the endpoint's: time limit restarted, client told). */
   readonly progress?: (executionId: string, report: ProgressReport) => void;
   /** A log line of the edge flow for a pending call (the endpoint's: its client told, at its level). */
@@ -142,6 +145,8 @@ export class EdgeHub {
       // What the client will see of the call before its result: the edge relays no log line below it.
       ...(request.progressToken ? { progress: true as const } : {}),
       ...(isLogLevel(request.logLevel) ? { logLevel: request.logLevel } : {}),
+      ...(request.input !== undefined ? { input: request.input } : {}),
+      ...(request.clientCapabilities !== undefined ? { clientCapabilities: request.clientCapabilities } : {}),
     };
     site.pending += 1;
     this.pending.set(request.executionId, { site: target.site, instance: site.instance });
@@ -253,6 +258,7 @@ export class EdgeHub {
     if (parsed.ok && (parsed.value.t === 'progress' || parsed.value.t === 'log')) return this.noted(siteName, parsed.value);
     // A refused progress report or log line costs its client that one line, as a local flow's does: the call goes on.
     if (!parsed.ok && NOTE_OPENING.test(text)) return this.refuse(siteName, `a progress report or log line from site ${siteName} was refused: ${parsed.problem}`);
+    if (parsed.ok && parsed.value.t === 'ask') return this.asked(siteName, parsed.value.id, parsed.value.ask);
     if (!parsed.ok || parsed.value.t !== 'answer') {
       // An oversized answer still names its call: end that call with a clear error rather than at its time limit.
       const id = /"id"\s*:\s*"([0-9a-f]{32})"/.exec(text.slice(0, 200))?.[1];
@@ -261,11 +267,18 @@ export class EdgeHub {
       }
       return this.refuse(siteName, `an answer from site ${siteName} was refused: ${parsed.ok ? 'not an answer' : parsed.problem}`);
     }
-    const { id, result } = parsed.value;
+    const { id } = parsed.value;
     // Only the site the call went to may answer it; anything else is late, repeated or forged.
     if (this.pending.get(id)?.site !== siteName) return;
     this.release(id);
-    this.options.deliver(id, result);
+    this.options.deliver(id, parsed.value.result);
+  }
+
+  /** The flow of a pending call asked the client: its round ends here, and the next one is a new call to the site. */
+  private asked(siteName: string, id: string, ask: InputAsk): void {
+    if (this.pending.get(id)?.site !== siteName) return;
+    this.release(id);
+    this.options.ask(id, ask);
   }
 
   /**
@@ -330,6 +343,8 @@ function definitionOf(name: string, offered: EdgeTool): ToolDefinition {
     // An edge tool that may run as a task does so on the hub: its record in the hub's storage, the edge
     // flow running it as a call that may take up to the tool's maximum duration.
     taskSupport: listing.execution?.taskSupport ?? 'forbidden',
+    // A tool that asks the client is asked for by the hub, which checks the answers before the edge sees them.
+    ...(offered.asks !== undefined ? { asks: offered.asks, asksRequired: offered.asksRequired === true, asksBeforeTask: offered.asksBeforeTask === true } : {}),
     timeout: String(Math.max(1, Math.round(offered.timeoutMs / 1000))),
     maxDuration: String(Math.max(1, Math.round(offered.maxDurationMs / 1000))),
   });

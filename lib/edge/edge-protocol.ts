@@ -6,6 +6,9 @@ import type { StoreKey } from '../storage/store.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
 import { parseLogPayload, parseProgressPayload } from '../mcp/flow-reports.js';
 import { isLogLevel, type LogLevel } from '../mcp/log-levels.js';
+import type { RoundInput } from '../execution/broker.js';
+import { parseInputPayload, type InputAsk, type InputKind } from '../input/input-requests.js';
+import { MAX_INPUT_ROUNDS } from '../input/input-rounds.js';
 
 /**
  * What hubs and edges say to each other through Redis publish/subscribe. Every channel of a site is
@@ -43,6 +46,10 @@ export interface EdgeTool {
   readonly listing: Tool;
   readonly timeoutMs: number;
   readonly maxDurationMs: number;
+  /** What the edge flow may ask the client: the hub asks it and checks the answers, as for its own tools. */
+  readonly asks?: readonly InputKind[];
+  readonly asksRequired?: boolean;
+  readonly asksBeforeTask?: boolean;
 }
 
 export interface Announcement {
@@ -88,6 +95,10 @@ export interface CallMessage {
   readonly progress?: true;
   /** The lowest level of log line the hub's client asked for; absent: the edge relays none. */
   readonly logLevel?: LogLevel;
+  /** A later round of a call whose flow asked the client: the answers (checked on the hub) and the flow's state. */
+  readonly input?: RoundInput;
+  /** What a 2026-07-28 client declared it can be asked (for tools that ask). */
+  readonly clientCapabilities?: Record<string, unknown>;
 }
 
 export interface CancelMessage {
@@ -101,6 +112,17 @@ export interface AnswerMessage {
   readonly id: string;
   /** The edge's CallToolResult (already checked there; checked again on the hub). */
   readonly result: unknown;
+}
+
+/**
+ * The edge flow asked the client instead of answering (`mcp-tool-input`): the hub asks, checks the
+ * answers and sends the next round. On the wire the questions are `requests` and `state`, as in the
+ * flow's own message.
+ */
+export interface AskMessage {
+  readonly t: 'ask';
+  readonly id: string;
+  readonly ask: InputAsk;
 }
 
 /** The edge flow's progress for a pending call: it keeps the call alive on the hub, and reaches its client. */
@@ -117,7 +139,7 @@ export interface LogNote {
   readonly line: LogLine;
 }
 
-export type HubBound = Announcement | Farewell | AnswerMessage | ProgressNote | LogNote;
+export type HubBound = Announcement | Farewell | AnswerMessage | AskMessage | ProgressNote | LogNote;
 export type EdgeBound = CallMessage | CancelMessage;
 
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
@@ -133,6 +155,7 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
   if (kind === 'answers') {
     if (typeof value['id'] !== 'string') return { ok: false, problem: 'an answer needs t "answer" and an id' };
     if (value['t'] === 'progress' || value['t'] === 'log') return parseNote(value, value['id'], bytes);
+    if (value['t'] === 'ask') return parseAsk(value, value['id']);
     if (value['t'] !== 'answer') return { ok: false, problem: 'an answer needs t "answer" and an id' };
     return { ok: true, value: { t: 'answer', id: value['id'], result: value['result'] } };
   }
@@ -148,6 +171,12 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
     if (!isPositive(tool['timeoutMs']) || !isPositive(tool['maxDurationMs'])) return { ok: false, problem: `tools[${index}] needs timeoutMs and maxDurationMs` };
   }
   return { ok: true, value: { t: 'announce', site, instance: value['instance'], tools: tools as unknown as EdgeTool[] } };
+}
+
+/** Questions for the client, checked as a local flow's `mcp-tool-input` is (the hub trusts no edge's check). */
+function parseAsk(value: Record<string, unknown>, id: string): Parsed<AskMessage> {
+  const parsed = parseInputPayload({ executionId: id, requests: value['requests'], ...(value['state'] !== undefined ? { state: value['state'] } : {}) });
+  return parsed.ok ? { ok: true, value: { t: 'ask', id, ask: parsed.ask } } : { ok: false, problem: `its questions were refused: ${parsed.problem}` };
 }
 
 /** A progress report or log line, checked as the same message from a local flow is (flow-reports.ts). */
@@ -182,6 +211,29 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
       protocolVersion: String(value['protocolVersion'] ?? ''),
       ...(value['progress'] === true ? { progress: true as const } : {}),
       ...(isLogLevel(value['logLevel']) ? { logLevel: value['logLevel'] } : {}),
+      ...roundOf(value['input']),
+      ...(isPlainObject(value['clientCapabilities']) ? { clientCapabilities: value['clientCapabilities'] } : {}),
+    },
+  };
+}
+
+/**
+ * The round a hub sends with a later round of a call that asked. Only hubs may publish on a site's
+ * calls channel, so this is shaped, not judged: the hub checked the answers against the questions.
+ */
+function roundOf(value: unknown): { input?: RoundInput } {
+  if (!isPlainObject(value)) return {};
+  const round = value['round'];
+  if (typeof round !== 'number' || !Number.isInteger(round) || round < 0 || round > MAX_INPUT_ROUNDS) return {};
+  const { inputResponses, unaskedResponses, inputError, state } = value;
+  const refusal = isPlainObject(inputError) && typeof inputError['code'] === 'number' && typeof inputError['message'] === 'string' && Array.isArray(inputError['keys']);
+  return {
+    input: {
+      round,
+      ...(isPlainObject(inputResponses) ? { inputResponses } : {}),
+      ...(isPlainObject(unaskedResponses) ? { unaskedResponses } : {}),
+      ...(refusal ? { inputError: { code: inputError['code'] as number, message: inputError['message'] as string, keys: (inputError['keys'] as unknown[]).map(String) } } : {}),
+      ...(state !== undefined ? { state } : {}),
     },
   };
 }

@@ -49,6 +49,7 @@ export class EndpointEdges {
         onToolsChanged: this.options.onToolsChanged,
         deliver: (executionId, result) => endpoint.settle(executionId, { result }),
         failSite: (failed, message) => endpoint.failRelayed(failed, message),
+        ask: (executionId, ask) => endpoint.ask(executionId, ask),
         progress: (executionId, report) => void endpoint.progress(executionId, report),
         log: (executionId, line) => void endpoint.log(executionId, line),
       });

@@ -6,7 +6,7 @@
 // start and says why.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
+import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { exampleFlow } from '../support/flows.js';
 import { connect, waitForEndpoint } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type NodeRedProcess } from '../support/node-red-process.js';
@@ -45,14 +45,25 @@ describe(`the edge-hub and edge-site examples on ${nodeRedPackage}`, () => {
     await redis?.stop();
   });
 
-  it('serves the edge tool on the hub next to its own, and the edge flow logs the hub endpoint', async () => {
-    const client = await connect(hubUrl, 'modern');
+  it('serves the edge tool on the hub next to its own; the hub asks the user to confirm, and the edge flow logs the hub endpoint', async () => {
+    const client = new Client({ name: 'confirming', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { confirm: asked.length === 1 } } as never;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(hubUrl)));
     try {
       assert.deepEqual(await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool never appeared'), [LONG_JOB, EDGE_TOOL, 'shift_note']);
       const since = nodeRed.output().length;
       const opened = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V2', percent: 40 } });
       assert.deepEqual(opened.content, [{ type: 'text', text: 'Valve V2 of press line A is open at 40 %.' }]);
+      assert.deepEqual(asked, ['Open valve V2 of press line A to 40 %?']);
       await nodeRed.waitForOutput('open_valve V2 to 40 % for a local client via hub endpoint /plant', since);
+      // The second form is answered without the box ticked: nothing changes.
+      const kept = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V1', percent: 10 } });
+      assert.equal(kept.isError, true);
+      assert.deepEqual(kept.content, [{ type: 'text', text: 'Valve V1 was not changed: the user did not confirm.' }]);
       // Refused on the hub by the edge tool's own schema: the edge flow never runs.
       const refused = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V9', percent: 40 } });
       assert.equal(refused.isError, true);
@@ -100,8 +111,10 @@ describe(`the edge-hub and edge-site examples on ${nodeRedPackage}`, () => {
 
       await redis.restart();
       await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool did not come back with Redis');
-      const opened = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V1', percent: 0 } });
-      assert.deepEqual(opened.content, [{ type: 'text', text: 'Valve V1 of press line A is open at 0 %.' }]);
+      // Relayed again, both rounds: this client shows no forms, so the edge flow leaves the valve alone.
+      const refused = await client.callTool({ name: EDGE_TOOL, arguments: { valve: 'V1', percent: 0 } });
+      assert.equal(refused.isError, true);
+      assert.match((refused.content as Array<{ text: string }>)[0]!.text, /^Valve V1 was not changed: the client cannot ask the user \(The client did not declare the elicitation capability/);
     } finally {
       await client.close();
     }

@@ -65,7 +65,8 @@ describe('EdgeAgent over the real MemoryStore', () => {
       run: (message, relayNotes) => {
         ran.push(message);
         notes.set(message.id, relayNotes);
-        return new Promise((resolve) => runs.push(resolve));
+        // A test settles a run with its result, `{ ask }` for questions, or undefined for a withdrawn call.
+        return new Promise((resolve) => runs.push((result) => resolve(result === undefined || (typeof result === 'object' && result !== null && 'ask' in result) ? (result as never) : { result })));
       },
       withdraw: (executionId) => withdrawn.push(executionId),
     }));
@@ -256,6 +257,7 @@ describe('EdgeAgent over the real MemoryStore', () => {
       onToolsChanged: () => undefined,
       deliver: (executionId, result) => (delivered.push([executionId, result]), 'settled'),
       failSite: () => undefined,
+      ask: () => 'unknown',
     });
     try {
       open();
@@ -291,6 +293,7 @@ describe('EdgeAgent over the real MemoryStore', () => {
       onToolsChanged: () => undefined,
       deliver: (executionId, result) => (heard.push(`answer ${executionId}`), delivered.push([executionId, result]), 'settled'),
       failSite: () => undefined,
+      ask: () => 'unknown',
       progress: (executionId, report) => heard.push(`progress ${executionId} ${report.progress}/${report.total} ${report.message}`),
       log: (executionId, line) => heard.push(`log ${executionId} ${line.level} ${JSON.stringify(line.data)}`),
     });
@@ -321,6 +324,58 @@ describe('EdgeAgent over the real MemoryStore', () => {
       const warned = logger.lines.filter((line) => line.startsWith('warn '));
       assert.ok(warned.some((line) => line.includes(`site plant-a did not relay a log of `) && line.includes(`over ${MAX_NOTE_BYTES}`)), warned.join('\n'));
       assert.ok(warned.some((line) => line.includes('a progress report or log line from site plant-a was refused: a progress report has a bad progress')), warned.join('\n'));
+    } finally {
+      hub.close();
+    }
+  });
+
+  it('publishes the questions a flow asked in place of an answer, and runs each later round of the call once', async () => {
+    open();
+    await send(call('c1'));
+    const requests = { city: { method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: { type: 'object', properties: {} } } } };
+    runs[0]!({ ask: { requests, state: { step: 1 } } });
+    await flush();
+    await flush();
+    assert.deepEqual(answers, [{ t: 'ask', id: 'c1', requests, state: { step: 1 } }]);
+    // The next round shares the call's id (a task's rounds do): it runs, once.
+    const next = { ...call('c1'), input: { round: 1, inputResponses: { city: { action: 'accept', content: {} } }, state: { step: 1 } } };
+    await send(next);
+    await send(next);
+    assert.equal(ran.length, 2);
+    assert.deepEqual(ran[1]!.input, next.input);
+  });
+
+  it('hands a hub the questions of a call it relayed, and sends the answered round to the same site', async () => {
+    const asked: Array<[string, unknown]> = [];
+    const hub = new EdgeHub({
+      store,
+      sites: ['plant-a', 'plant-b'],
+      naming: '{site}.{tool}',
+      maxPendingPerSite: 1,
+      endpoint: '/hub',
+      logger,
+      onToolsChanged: () => undefined,
+      deliver: () => 'unknown',
+      failSite: () => undefined,
+      ask: (executionId, ask) => (asked.push([executionId, ask]), 'settled'),
+    });
+    try {
+      open();
+      await flush();
+      hub.send({ executionId: 'e1', toolName: 'plant-a.x', arguments: {} }, { site: 'plant-a', tool: 'x' }, {}, '2026-07-28');
+      await flush();
+      await flush();
+      // Another site cannot ask in this call's name.
+      await store.publish(siteChannel('plant-b', 'answers'), JSON.stringify({ t: 'ask', id: 'e1', requests: { q: { roots: {} } } }));
+      runs[0]!({ ask: { requests: { q: { method: 'roots/list', params: {} } } } });
+      await flush();
+      await flush();
+      assert.deepEqual(asked, [['e1', { requests: { q: { method: 'roots/list', params: {} } } }]]);
+      // The round is over: the site's slot is free for the round that brings the answers.
+      hub.send({ executionId: 'e2', toolName: 'plant-a.x', arguments: {}, input: { round: 1, inputResponses: { q: { roots: [] } } } }, { site: 'plant-a', tool: 'x' }, {}, '2026-07-28');
+      await flush();
+      await flush();
+      assert.deepEqual(ran.map((message) => message.input), [undefined, { round: 1, inputResponses: { q: { roots: [] } } }]);
     } finally {
       hub.close();
     }

@@ -33,6 +33,7 @@ async function loggedLivenessSeconds(): Promise<string> {
     onToolsChanged: () => undefined,
     deliver: () => 'unknown',
     failSite: () => undefined,
+    ask: () => 'unknown',
   });
   try {
     await store.publish(siteChannel('plant-a', 'announce'), JSON.stringify({ t: 'announce', site: 'plant-a', instance: 'i', tools: [] }));

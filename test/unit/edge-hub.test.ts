@@ -34,6 +34,7 @@ describe('EdgeHub over the real MemoryStore', () => {
       onToolsChanged: () => (changes += 1),
       deliver: (executionId, result) => (delivered.push([executionId, result]), 'settled'),
       failSite: (site, message) => failed.push([site, message]),
+      ask: () => 'unknown',
       ...options,
     });
     return hub;

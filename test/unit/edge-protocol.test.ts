@@ -169,3 +169,38 @@ describe("an edge flow's progress and log lines on the answers channel", () => {
     assert.equal('logLevel' in odd.value, false);
   });
 });
+
+describe('questions an edge flow asks the client, and the rounds that bring the answers', () => {
+  const CITY = { elicitation: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } } };
+
+  it('reads the questions as a local mcp-tool-input payload has them, under the call id', () => {
+    assert.deepEqual(parseHubBound(JSON.stringify({ t: 'ask', id: 'c1', requests: { city: CITY }, state: { step: 1 } }), 'plant-a', 'answers'), {
+      ok: true,
+      value: { t: 'ask', id: 'c1', ask: { requests: { city: { method: 'elicitation/create', params: CITY.elicitation } }, state: { step: 1 } } },
+    });
+  });
+
+  it('refuses questions a local flow could not ask, naming why', () => {
+    const refused = (requests: unknown) => problemOf(parseHubBound(JSON.stringify({ t: 'ask', id: 'c1', requests }), 'plant-a', 'answers'));
+    assert.equal(refused({}), 'its questions were refused: msg.payload.requests is empty: ask for at least one thing');
+    assert.match(refused({ city: { elicitation: { message: 'Where?', requestedSchema: { type: 'object', properties: { where: { type: 'object' } } } } } }), /^its questions were refused: requests\.city: /);
+    assert.match(refused({ 'no spaces allowed': CITY }), /^its questions were refused: request key/);
+    assert.match(refused({ x: { method: 'tools/call', params: {} } }), /unknown method "tools\/call"/);
+  });
+
+  it('reads the round a hub sends with the answers, and leaves out what is not shaped like one', () => {
+    const call = (input: unknown) => JSON.stringify({ t: 'call', id: 'c1', tool: 'x', arguments: {}, caller: {}, hub: '/hub', protocolVersion: '2026-07-28', input, clientCapabilities: { elicitation: { form: {} } } });
+    const parsed = parseEdgeBound(call({ round: 1, inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } }, state: { step: 1 } }));
+    assert.ok(parsed.ok && parsed.value.t === 'call');
+    assert.deepEqual(parsed.value.input, { round: 1, inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } }, state: { step: 1 } });
+    assert.deepEqual(parsed.value.clientCapabilities, { elicitation: { form: {} } });
+    const refusal = parseEdgeBound(call({ round: 2, inputError: { code: -32021, message: 'cannot', keys: ['city'] } }));
+    assert.ok(refusal.ok && refusal.value.t === 'call');
+    assert.deepEqual(refusal.value.input, { round: 2, inputError: { code: -32021, message: 'cannot', keys: ['city'] } });
+    for (const odd of [{ round: -1 }, { round: 1.5 }, { round: 99 }, 'round 1', null]) {
+      const read = parseEdgeBound(call(odd));
+      assert.ok(read.ok && read.value.t === 'call');
+      assert.equal(read.value.input, undefined, JSON.stringify(odd));
+    }
+  });
+});

@@ -109,6 +109,7 @@ describe('schema patterns run in linear time: a catastrophic pattern with hostil
         return 'settled';
       },
       failSite: () => undefined,
+      ask: () => 'unknown',
     });
     // The edge's side of the calls channel: someone listens, so the hub's call is not refused as unheard.
     store.subscribe(siteChannel('plant-a', 'calls'), () => undefined);
@@ -201,7 +202,7 @@ describe('a pattern the linear-time engine cannot run is refused where the schem
     const logger = recordingLogger();
     const hub = new EdgeHub({
       store, sites: ['plant-a'], naming: '{site}.{tool}', maxPendingPerSite: 2, endpoint: '/hub', logger,
-      onToolsChanged: () => undefined, deliver: () => 'unknown', failSite: () => undefined,
+      onToolsChanged: () => undefined, deliver: () => 'unknown', failSite: () => undefined, ask: () => 'unknown',
     });
     try {
       const tool = (name: string, pattern: string) => ({ listing: { name, inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } } }, timeoutMs: 5_000, maxDurationMs: 5_000 });

@@ -1,12 +1,11 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { CapacityError, type ExecutionOutcome } from '../../execution/broker.js';
+import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
 import type { ToolCatalog } from '../tool-catalog.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from '../tool-result.js';
 import type { ExecutionContext } from './call-types.js';
 import type { FlowCalls } from './flow-calls.js';
-import type { RelayNotes } from '../../edge/edge-agent.js';
+import type { RelayNotes, RelayReply } from '../../edge/edge-agent.js';
 import { CallStream, type LogLine, type ProgressReport } from '../call-stream.js';
 import type { LogLevel } from '../log-levels.js';
 
@@ -29,19 +28,23 @@ export interface RelayedCall {
   readonly logLevel?: LogLevel;
   /** Where the flow's progress and log lines go: back to the hub (absent: nowhere, as in unit tests). */
   readonly notes?: RelayNotes;
+  /** A later round of a call whose flow asked: the answers, as the hub checked them, and the flow's state. */
+  readonly input?: RoundInput;
+  readonly clientCapabilities?: Record<string, unknown>;
 }
 
 /**
  * Runs a relayed call on this edge endpoint: the same argument check, broker (concurrency cap, time
- * limit), flow and result checks as a local call. Resolves with the result to send back, or
- * undefined when the hub withdrew the call (nobody waits for it).
+ * limit), flow and result checks as a local call. Resolves with the result to send back, the
+ * questions the flow asked the client instead, or undefined when the hub withdrew the call (nobody
+ * waits for it).
  */
-export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCalls: FlowCalls, call: RelayedCall): Promise<CallToolResult | undefined> {
+export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCalls: FlowCalls, call: RelayedCall): Promise<RelayReply | undefined> {
   const tool = catalog.find(call.tool);
   // A tool limited to groups is never offered to hubs (edge-agent.ts), so a call for one is as stale as a redeployed one.
-  if (!tool || tool.runInProcess || tool.allowedGroups || tool.requiredScopes) return toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`);
+  if (!tool || tool.runInProcess || tool.allowedGroups || tool.requiredScopes) return { result: toolError(`Tool "${call.tool}" is not offered by this edge any more (it was redeployed).`) };
   const problems = tool.checkArguments(call.arguments);
-  if (problems.length > 0) return invalidArgumentsResult(call.tool, problems);
+  if (problems.length > 0) return { result: invalidArgumentsResult(call.tool, problems) };
   const stream = call.notes ? relayStream(call.notes, call.logLevel) : undefined;
   let outcome: ExecutionOutcome;
   try {
@@ -59,15 +62,19 @@ export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCal
       ...(stream ? { stream } : {}),
       ...(call.progress ? { progressToken: true } : {}),
       ...(call.logLevel ? { logLevel: call.logLevel } : {}),
+      ...(call.input !== undefined ? { input: call.input } : {}),
+      ...(call.clientCapabilities !== undefined ? { clientCapabilities: call.clientCapabilities } : {}),
     });
   } catch (error) {
-    if (error instanceof CapacityError) return toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`);
+    if (error instanceof CapacityError) return { result: toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`) };
     throw error;
   }
   if (outcome.kind === 'cancelled') return undefined;
   // Tells the hub's client, before the result, how many notes were dropped (as a local call's stream does).
   await stream?.end();
-  return resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
+  // The hub asks the client, checks the answers and sends them back as the next round: a new call here.
+  if (outcome.kind === 'input') return { ask: outcome.ask };
+  return { result: resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes) };
 }
 
 /**

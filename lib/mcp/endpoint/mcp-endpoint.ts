@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallToolResult, ListToolsResult } from '@modelcontextprotocol/server';
+import type { ListToolsResult } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
 import type { InputAsk } from '../../input/input-requests.js';
 import type { EdgeRelay, LogDelivery, ProgressDelivery } from '../calls/call-types.js';
 import { runRelayedCall, type RelayedCall } from '../calls/relayed-call.js';
+import type { RelayReply } from '../../edge/edge-agent.js';
 import type { LogLine, ProgressReport } from '../call-stream.js';
 import type { ContentCatalog } from '../content/content-catalog.js';
 import { authInfoFor, type Exchange } from '../exchange.js';
@@ -192,8 +193,8 @@ export class McpEndpoint {
     this.parts.flowCalls.failRelayed(site, message);
   }
 
-  /** One call a hub relayed to this edge endpoint; undefined when the hub withdrew it (nobody waits). */
-  runRelayed(call: RelayedCall): Promise<CallToolResult | undefined> {
+  /** One round of a call a hub relayed to this edge endpoint; undefined when the hub withdrew it (nobody waits). */
+  runRelayed(call: RelayedCall): Promise<RelayReply | undefined> {
     return runRelayedCall(this.path, this.parts.deployed.tools, this.parts.flowCalls, call);
   }
 
