@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { edgeAclUser, hubAclUser } from '../support/edge-redis.js';
+import { plantAHubFlows, startEdgeRedis, untilHubLists, type EdgeRedis } from '../support/edge-redis.js';
 import { answer, flowServer, runtime, storage, tab, tool, topicSwitch } from '../support/flows.js';
-import { connect, waitForEndpoint, withClient, type Era } from '../support/mcp-http.js';
+import { waitForEndpoint, withClient, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { TaskClient } from '../support/task-client.js';
 
 /**
@@ -16,11 +15,6 @@ import { TaskClient } from '../support/task-client.js';
  * state, and tasks/update for a task). The hub asks and checks the answers; each round with answers
  * is a new call to the edge, whose flow gets them as a local flow does.
  */
-
-const PREFIX = 'mcptest';
-const EDGE_PASSWORD = 'plant-a-secret';
-const ADMIN_PASSWORD = 'admin-secret';
-const HUB = hubAclUser(PREFIX);
 
 /** Asks for a confirmation in round 0 (with its state), answers with what it got in round 1. */
 const CONFIRMER = `const p = msg.payload;
@@ -54,10 +48,6 @@ function edgeFlows(port: number): FlowNode[] {
   ];
 }
 
-function hubFlows(port: number): FlowNode[] {
-  return [tab(), runtime('rt', port), storage('st', 'redis', 'MCP_TEST_REDIS_URL'), { ...flowServer('hub', { runtime: 'rt', path: '/hub', wires: [] }), storage: 'st', hubSites: 'plant-a' }];
-}
-
 /** The official client that answers forms with `content` (and counts the forms it was shown). */
 async function formClient(url: string, era: Era, content: Record<string, unknown>): Promise<{ client: Client; shown: string[]; close: () => Promise<void> }> {
   const client = new Client({ name: 'edge-asking', version: '1.0.0' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : 'auto' }, capabilities: { elicitation: { form: {} } } });
@@ -76,32 +66,26 @@ const resultOf = (result: { content?: unknown; isError?: unknown }) => {
 };
 
 describe(`an edge flow asking the client through a hub, on ${nodeRedPackage}`, () => {
-  let redis: RedisServer;
+  let store: EdgeRedis;
   let hub: NodeRedProcess;
   let edge: NodeRedProcess;
   let hubUrl: string;
 
   before(async () => {
-    redis = await startRedis({ aclUsers: ['default off', `admin on >${ADMIN_PASSWORD} ~* &* +@all`, HUB.line, edgeAclUser('plant-a', EDGE_PASSWORD, PREFIX)] });
+    store = await startEdgeRedis('mcptest');
     const [hubPort, edgePort] = [await freePort(), await freePort()];
     hubUrl = `http://127.0.0.1:${hubPort}/hub`;
     [hub, edge] = await Promise.all([
-      startNodeRed(hubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: `redis://hub:${HUB.password}@127.0.0.1:${redis.port}` } }),
-      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: `redis://plant-a:${EDGE_PASSWORD}@127.0.0.1:${redis.port}` } }),
+      startNodeRed(plantAHubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: store.hubUrl } }),
+      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: store.edgeUrl } }),
     ]);
     await waitForEndpoint(hubUrl);
-    await withClient(connect(hubUrl, 'legacy'), async (client) => {
-      for (let attempt = 0; attempt < 150; attempt += 1) {
-        if ((await client.listTools()).tools.some((listed) => listed.name === 'plant-a.undeclared')) return;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      assert.fail('the hub never listed the edge tools');
-    });
+    await untilHubLists(hubUrl, 'plant-a.undeclared');
   });
 
   after(async () => {
     await Promise.all([hub?.stop(), edge?.stop()]);
-    await redis?.stop();
+    await store?.redis.stop();
   });
 
   for (const era of ['legacy', 'modern'] as Era[]) {

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOG_LEVEL_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
-import { edgeAclUser, hubAclUser } from '../support/edge-redis.js';
+import { plantAHubFlows, startEdgeRedis, untilHubLists, type EdgeRedis } from '../support/edge-redis.js';
 import { answer, flowServer, router, runtime, stopJobOnCancel, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { connect, withClient, waitForEndpoint, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { CHATTY, JOB } from '../support/reporting-jobs.js';
 
 /**
@@ -18,9 +17,6 @@ import { CHATTY, JOB } from '../support/reporting-jobs.js';
  */
 
 const PREFIX = 'mcptest';
-const EDGE_PASSWORD = 'plant-a-secret';
-const ADMIN_PASSWORD = 'admin-secret';
-const HUB = hubAclUser(PREFIX);
 
 function edgeFlows(port: number): FlowNode[] {
   return [
@@ -51,14 +47,10 @@ return null;`,
   ];
 }
 
-function hubFlows(port: number): FlowNode[] {
-  return [tab(), runtime('rt', port), storage('st', 'redis', 'MCP_TEST_REDIS_URL'), { ...flowServer('hub', { runtime: 'rt', path: '/hub', wires: [] }), storage: 'st', hubSites: 'plant-a' }];
-}
-
 type Progress = { progress: number; total?: number; message?: string };
 
 describe(`progress and log lines of an edge flow through a hub, on ${nodeRedPackage}`, () => {
-  let redis: RedisServer;
+  let store: EdgeRedis;
   let hub: NodeRedProcess;
   let edge: NodeRedProcess;
   let hubUrl: string;
@@ -75,34 +67,25 @@ describe(`progress and log lines of an edge flow through a hub, on ${nodeRedPack
   };
 
   before(async () => {
-    redis = await startRedis({
-      aclUsers: ['default off', `admin on >${ADMIN_PASSWORD} ~* &* +@all`, HUB.line, edgeAclUser('plant-a', EDGE_PASSWORD, PREFIX)],
-    });
-    spy = new Redis(`redis://admin:${ADMIN_PASSWORD}@127.0.0.1:${redis.port}`);
+    store = await startEdgeRedis(PREFIX);
+    spy = new Redis(store.adminUrl);
     spy.on('message', (_channel: string, message: string) => answersChannel.push(message));
     await spy.subscribe(`${PREFIX}:edge:plant-a:answers`);
     const [hubPort, edgePort] = [await freePort(), await freePort()];
     hubUrl = `http://127.0.0.1:${hubPort}/hub`;
     [hub, edge] = await Promise.all([
-      startNodeRed(hubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: `redis://hub:${HUB.password}@127.0.0.1:${redis.port}` } }),
-      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: `redis://plant-a:${EDGE_PASSWORD}@127.0.0.1:${redis.port}` } }),
+      startNodeRed(plantAHubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: store.hubUrl } }),
+      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: store.edgeUrl } }),
     ]);
     await waitForEndpoint(hubUrl);
     // The hub serves the edge's tools once the edge has announced them.
-    await withClient(connect(hubUrl, 'legacy'), async (client) => {
-      for (let attempt = 0; attempt < 150; attempt += 1) {
-        const names = (await client.listTools()).tools.map((listed) => listed.name);
-        if (names.includes('plant-a.wordy')) return;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      assert.fail('the hub never listed the edge tools');
-    });
+    await untilHubLists(hubUrl, 'plant-a.wordy');
   });
 
   after(async () => {
     spy?.disconnect();
     await Promise.all([hub?.stop(), edge?.stop()]);
-    await redis?.stop();
+    await store?.redis.stop();
   });
 
   for (const era of ['legacy', 'modern'] as Era[]) {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { edgeAclUser, hubAclUser } from '../support/edge-redis.js';
+import { plantAHubFlows, startEdgeRedis, untilHubLists, type EdgeRedis } from '../support/edge-redis.js';
 import { answer, flowServer, router, runtime, stopJobOnCancel, storage, tab, tool, topicSwitch } from '../support/flows.js';
 import { connect, waitForEndpoint, withClient, type Era } from '../support/mcp-http.js';
 import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { JOB } from '../support/reporting-jobs.js';
 import { TaskClient } from '../support/task-client.js';
 
@@ -15,11 +14,6 @@ import { TaskClient } from '../support/task-client.js';
  * the hubs' Redis, so either hub answers tasks/get, tasks/result and tasks/cancel; the edge flow runs
  * it as a call and answers seconds later, kept alive by its progress.
  */
-
-const PREFIX = 'mcptest';
-const EDGE_PASSWORD = 'plant-a-secret';
-const ADMIN_PASSWORD = 'admin-secret';
-const HUB = hubAclUser(PREFIX);
 
 function edgeFlows(port: number): FlowNode[] {
   return [
@@ -36,12 +30,8 @@ function edgeFlows(port: number): FlowNode[] {
   ];
 }
 
-function hubFlows(port: number): FlowNode[] {
-  return [tab(), runtime('rt', port), storage('st', 'redis', 'MCP_TEST_REDIS_URL'), { ...flowServer('hub', { runtime: 'rt', path: '/hub', wires: [] }), storage: 'st', hubSites: 'plant-a' }];
-}
-
 describe(`tasks of an edge tool, run by either of two hubs, on ${nodeRedPackage}`, () => {
-  let redis: RedisServer;
+  let store: EdgeRedis;
   let hubA: NodeRedProcess;
   let hubB: NodeRedProcess;
   let edge: NodeRedProcess;
@@ -49,31 +39,23 @@ describe(`tasks of an edge tool, run by either of two hubs, on ${nodeRedPackage}
   let urlB: string;
 
   before(async () => {
-    redis = await startRedis({ aclUsers: ['default off', `admin on >${ADMIN_PASSWORD} ~* &* +@all`, HUB.line, edgeAclUser('plant-a', EDGE_PASSWORD, PREFIX)] });
+    store = await startEdgeRedis('mcptest');
     const [portA, portB, edgePort] = [await freePort(), await freePort(), await freePort()];
     urlA = `http://127.0.0.1:${portA}/hub`;
     urlB = `http://127.0.0.1:${portB}/hub`;
-    const hubEnv = { env: { MCP_TEST_REDIS_URL: `redis://hub:${HUB.password}@127.0.0.1:${redis.port}` } };
+    const hubEnv = { env: { MCP_TEST_REDIS_URL: store.hubUrl } };
     [hubA, hubB, edge] = await Promise.all([
-      startNodeRed(hubFlows(portA), hubEnv),
-      startNodeRed(hubFlows(portB), hubEnv),
-      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: `redis://plant-a:${EDGE_PASSWORD}@127.0.0.1:${redis.port}` } }),
+      startNodeRed(plantAHubFlows(portA), hubEnv),
+      startNodeRed(plantAHubFlows(portB), hubEnv),
+      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: store.edgeUrl } }),
     ]);
     await Promise.all([waitForEndpoint(urlA), waitForEndpoint(urlB)]);
-    for (const url of [urlA, urlB]) {
-      await withClient(connect(url, 'legacy'), async (client) => {
-        for (let attempt = 0; attempt < 150; attempt += 1) {
-          if ((await client.listTools()).tools.some((listed) => listed.name === 'plant-a.job')) return;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        assert.fail(`${url} never listed the edge tool`);
-      });
-    }
+    await Promise.all([untilHubLists(urlA, 'plant-a.job'), untilHubLists(urlB, 'plant-a.job')]);
   });
 
   after(async () => {
     await Promise.all([hubA?.stop(), hubB?.stop(), edge?.stop()]);
-    await redis?.stop();
+    await store?.redis.stop();
   });
 
   it('lists the edge tool with the task support the edge declares (2025-11-25; 2026-07-28 declares none per tool)', async () => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './node-red-process.js';
+import { flowServer, runtime, storage, tab } from './flows.js';
+import { connect, withClient } from './mcp-http.js';
+import { repoRoot, type FlowNode } from './node-red-process.js';
+import { startRedis, type RedisServer } from './redis-server.js';
 
 /**
  * The Redis ACL users of docs/edge-relay.md for a test's key prefix: an edge's user may only
@@ -19,4 +22,39 @@ export function hubAclUser(prefix: string): { readonly line: string; readonly pa
   assert.ok(line, "docs/edge-relay.md gives the hub's ACL user");
   const forPrefix = line.replaceAll('mcp:', `${prefix}:`);
   return { line: forPrefix, password: /^hub on >(\S+)/.exec(forPrefix)![1]! };
+}
+
+/** The Redis users a one-site suite needs: default off, an admin (to watch), the docs' hub user and plant-a's. */
+export interface EdgeRedis {
+  readonly redis: RedisServer;
+  /** Storage URLs for the hub's and the edge's MCP_TEST_REDIS_URL, and for a watching admin connection. */
+  readonly hubUrl: string;
+  readonly edgeUrl: string;
+  readonly adminUrl: string;
+}
+
+export async function startEdgeRedis(prefix: string): Promise<EdgeRedis> {
+  const hub = hubAclUser(prefix);
+  const redis = await startRedis({ aclUsers: ['default off', `admin on >${ADMIN_PASSWORD} ~* &* +@all`, hub.line, edgeAclUser('plant-a', PLANT_A_PASSWORD, prefix)] });
+  const at = `@127.0.0.1:${redis.port}`;
+  return { redis, hubUrl: `redis://hub:${hub.password}${at}`, edgeUrl: `redis://plant-a:${PLANT_A_PASSWORD}${at}`, adminUrl: `redis://admin:${ADMIN_PASSWORD}${at}` };
+}
+
+const ADMIN_PASSWORD = 'admin-secret';
+const PLANT_A_PASSWORD = 'plant-a-secret';
+
+/** A hub Node-RED's flows: one Local endpoint at /hub serving the tools of site plant-a through Redis. */
+export function plantAHubFlows(port: number): FlowNode[] {
+  return [tab(), runtime('rt', port), storage('st', 'redis', 'MCP_TEST_REDIS_URL'), { ...flowServer('hub', { runtime: 'rt', path: '/hub', wires: [] }), storage: 'st', hubSites: 'plant-a' }];
+}
+
+/** Resolves once the hub at `url` lists `toolName` (an edge announces every 2 s); fails after 15 s. */
+export async function untilHubLists(url: string, toolName: string): Promise<void> {
+  await withClient(connect(url, 'legacy'), async (client) => {
+    for (let attempt = 0; attempt < 150; attempt += 1) {
+      if ((await client.listTools()).tools.some((listed) => listed.name === toolName)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.fail(`${url} never listed ${toolName}`);
+  });
 }
