@@ -1,4 +1,4 @@
-import { namingProblem } from '../edge/edge-naming.js';
+import { DEFAULT_EDGE_URI_NAMING, namingProblem, uriNamingProblem } from '../edge/edge-naming.js';
 import { SITE_PATTERN } from '../edge/edge-protocol.js';
 import { z } from 'zod';
 import { parseAllowedGroups } from '../access/allowed-groups.js';
@@ -35,8 +35,10 @@ export interface FlowServerSettings {
     readonly hubSites: readonly string[];
     /** On a hub: sites whose tools only members of the given groups see and may call. */
     readonly siteGroups: ReadonlyMap<string, readonly string[]>;
-    /** How an edge tool is named on the hub: `{site}` and `{tool}` are replaced. */
+    /** How an edge tool or prompt is named on the hub: `{site}` and `{tool}` are replaced. */
     readonly naming: string;
+    /** How an edge resource's URI (or template) reads on the hub: `{site}` and `{uri}` are replaced. */
+    readonly uriNaming: string;
     /** Calls one site may have pending on this hub endpoint at once. */
     readonly maxPendingPerSite: number;
   };
@@ -83,6 +85,9 @@ const flowServerSchema = z.object({
   edgeNaming: z.string().trim().default(DEFAULT_EDGE_NAMING).transform((naming) => (naming === '' ? DEFAULT_EDGE_NAMING : naming))
     // A pattern under which two sites could give one hub name would let one site take over or deny another's tools.
     .refine((naming) => namingProblem(naming) === undefined),
+  // Flows saved before edge resources were relayed get the default.
+  edgeUriNaming: z.string().trim().default(DEFAULT_EDGE_URI_NAMING).transform((naming) => (naming === '' ? DEFAULT_EDGE_URI_NAMING : naming))
+    .refine((naming) => uriNamingProblem(naming) === undefined),
   maxPendingPerSite: wholeNumber(DEFAULTS.maxConcurrentCalls, 1, DEFAULTS.maxConcurrentCallsLimit),
   // One line per site, `site: group, group`; flows saved before it existed restrict no site.
   hubSiteGroups: z.string().default('').transform(parseSiteGroups).refine((map) => map !== undefined),
@@ -104,6 +109,7 @@ const FIELD_CODES: Record<string, string> = {
   edgeSite: 'invalid_edge_site',
   hubSites: 'invalid_hub_sites',
   edgeNaming: 'invalid_edge_naming',
+  edgeUriNaming: 'invalid_edge_uri_naming',
   maxPendingPerSite: 'invalid_max_pending_per_site',
   hubSiteGroups: 'invalid_hub_site_groups',
 };
@@ -126,6 +132,7 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
     edgeSite: typeof config.edgeSite === 'string' ? config.edgeSite : undefined,
     hubSites: typeof config.hubSites === 'string' ? config.hubSites : undefined,
     edgeNaming: typeof config.edgeNaming === 'string' ? config.edgeNaming : undefined,
+    edgeUriNaming: typeof config.edgeUriNaming === 'string' ? config.edgeUriNaming : undefined,
     maxPendingPerSite: blankToUndefined(config.maxPendingPerSite),
     hubSiteGroups: typeof config.hubSiteGroups === 'string' ? config.hubSiteGroups : undefined,
   });
@@ -136,7 +143,7 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
       access: String(config.access ?? ''),
     });
   }
-  const { maxTasks, maxTasksPerCaller, maxStoredTasks, maxStoredTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, maxPendingPerSite, hubSiteGroups, ...endpoint } = parsed.data;
+  const { maxTasks, maxTasksPerCaller, maxStoredTasks, maxStoredTasksPerCaller, taskTtl, maxTaskResultKb, edgeSite, hubSites, edgeNaming, edgeUriNaming, maxPendingPerSite, hubSiteGroups, ...endpoint } = parsed.data;
   // Groups for a site the hub does not serve would restrict nothing: a typo, said at deploy.
   const stray = [...hubSiteGroups!.keys()].find((site) => !hubSites.includes(site));
   if (stray !== undefined) {
@@ -149,7 +156,7 @@ export function parseFlowServerConfig(config: Record<string, unknown>): FlowServ
   return Object.freeze({
     ...endpoint,
     tasks: Object.freeze({ maxTasks, maxTasksPerCaller, maxStored: maxStoredTasks, maxStoredPerCaller: maxStoredTasksPerCaller, ttlSeconds: taskTtl, maxResultKb: maxTaskResultKb }),
-    edges: Object.freeze({ site: edgeSite === '' ? undefined : edgeSite, hubSites, siteGroups: hubSiteGroups!, naming: edgeNaming, maxPendingPerSite }),
+    edges: Object.freeze({ site: edgeSite === '' ? undefined : edgeSite, hubSites, siteGroups: hubSiteGroups!, naming: edgeNaming, uriNaming: edgeUriNaming, maxPendingPerSite }),
   });
 }
 

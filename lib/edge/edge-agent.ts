@@ -3,10 +3,14 @@ import { describeError } from '../core/errors.js';
 import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../mcp/tool-catalog.js';
+import type { ContentCatalog } from '../mcp/content/content-catalog.js';
+import type { PromptDefinition } from '../mcp/content/prompt-definition.js';
+import type { ResourceDefinition } from '../mcp/content/resource-definition.js';
+import { isOffered } from './edge-content.js';
 import type { Store } from '../storage/store.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
 import type { InputAsk } from '../input/input-requests.js';
-import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type EdgeTool, type Farewell } from './edge-protocol.js';
+import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type ContentCallMessage, type EdgeContentItem, type EdgeTool, type Farewell, type ResourceUpdate } from './edge-protocol.js';
 
 export interface EdgeAgentOptions {
   readonly store: Store;
@@ -14,18 +18,25 @@ export interface EdgeAgentOptions {
   readonly logger: Logger;
   /** The endpoint's current tools (those of the last deploy). */
   readonly catalog: () => ToolCatalog;
+  /** The endpoint's current resources and prompts (absent: it offers none). */
+  readonly content?: () => ContentCatalog;
   /**
    * Runs one relayed call through the endpoint (argument check, broker, flow, result checks) under
    * the hub's executionId, and resolves with the result to send back, the questions the flow asked
    * the client instead, or undefined when the call was withdrawn (nobody waits for an answer).
    */
   readonly run: (call: CallMessage, notes: RelayNotes) => Promise<RelayReply | undefined>;
+  /** Runs one relayed read, prompt or completion through the endpoint, likewise (absent: refused). */
+  readonly runContent?: (call: ContentCallMessage) => Promise<RelayReply | undefined>;
   /** The hub withdrew a call: the flow gets `mcp-tool-cancel`. */
   readonly withdraw: (executionId: string) => void;
 }
 
-/** How a relayed round ended on the edge: with the flow's result, or with questions for the client. */
-export type RelayReply = { readonly result: unknown } | { readonly ask: InputAsk };
+/**
+ * How a relayed round ended on the edge: with the flow's result, with questions for the client, or
+ * (a read, prompt or completion) with the reason there is no answer.
+ */
+export type RelayReply = { readonly result: unknown } | { readonly ask: InputAsk } | { readonly error: string };
 
 /**
  * One relayed call's way back to the hub before its answer: the flow's progress and log lines, each
@@ -56,8 +67,8 @@ export class EdgeAgent {
   private readonly seen = new Set<string>();
   private readonly throttle = new LogThrottle(60_000);
   private closed = false;
-  /** The last catalog announced and its announcement's JSON text. */
-  private announced: { readonly catalog: ToolCatalog; readonly text: string } | undefined;
+  /** The last catalogs announced and their announcement's JSON text. */
+  private announced: { readonly catalog: ToolCatalog; readonly content: ContentCatalog | undefined; readonly text: string } | undefined;
 
   constructor(private readonly options: EdgeAgentOptions) {
     this.unsubscribe = options.store.subscribe(siteChannel(options.site, 'calls'), (text) => this.received(text));
@@ -73,12 +84,15 @@ export class EdgeAgent {
   announce(): void {
     if (this.closed || this.options.store.state !== 'ready') return;
     const catalog = this.options.catalog();
+    const content = this.options.content?.();
     // A catalog is rebuilt, never changed in place: the heartbeat of an unchanged one reuses its text.
-    if (this.announced?.catalog !== catalog) this.announced = { catalog, text: JSON.stringify(this.announcement(catalog)) };
+    if (this.announced?.catalog !== catalog || this.announced.content !== content) {
+      this.announced = { catalog, content, text: JSON.stringify(this.announcement(catalog, content)) };
+    }
     this.publishText('announce', this.announced.text, 'announcing its tools');
   }
 
-  private announcement(catalog: ToolCatalog): Announcement {
+  private announcement(catalog: ToolCatalog, content: ContentCatalog | undefined): Announcement {
     const tools: EdgeTool[] = [];
     for (const listing of catalog.listings) {
       const definition = catalog.find(listing.name);
@@ -89,7 +103,31 @@ export class EdgeAgent {
       const asks = definition.asks ? { asks: [...definition.asks], asksRequired: definition.asksRequired === true, asksBeforeTask: definition.asksBeforeTask === true } : {};
       tools.push({ listing: definition.listing, timeoutMs: definition.timeoutMs, maxDurationMs: definition.maxDurationMs ?? definition.timeoutMs, ...asks });
     }
-    return { t: 'announce', site: this.options.site, instance: this.instance, tools };
+    const { resources, prompts } = content?.items ?? { resources: [], prompts: [] };
+    const offered = {
+      resources: resources.filter(isOffered).map((resource) => contentItem(resource.listing, resource)),
+      prompts: prompts.filter(isOffered).map((prompt) => contentItem(prompt.listing, prompt)),
+    };
+    return {
+      t: 'announce',
+      site: this.options.site,
+      instance: this.instance,
+      tools,
+      ...(offered.resources.length > 0 ? { resources: offered.resources } : {}),
+      ...(offered.prompts.length > 0 ? { prompts: offered.prompts } : {}),
+    };
+  }
+
+  /**
+   * The edge flow's `mcp-resource-updated`: hubs tell the streams that watch the resource under its
+   * hub URI. True when it went out (the URI is one of the resources this edge offers).
+   */
+  resourceUpdated(uri: string): boolean {
+    const found = this.closed ? undefined : this.options.content?.().findResource(uri);
+    if (!found || !isOffered(found.resource)) return false;
+    const update: ResourceUpdate = { t: 'updated', site: this.options.site, instance: this.instance, uri };
+    this.publish('announce', update, 'telling hubs a resource changed');
+    return true;
   }
 
   /** Says goodbye (hubs fail this site's pending calls at once) and stops listening. */
@@ -112,6 +150,7 @@ export class EdgeAgent {
     if (!parsed.ok) return this.warn('bad', `a message on the calls channel of site ${this.options.site} was ignored: ${parsed.problem}`);
     const message = parsed.value;
     if (message.t === 'cancel') return this.options.withdraw(message.id);
+    const runContent = this.options.runContent;
     // Sent to another instance of this site (the one before a restart): the hub ends it on hearing this one.
     if (message.instance !== undefined && message.instance !== this.instance) return;
     // At most once: a round seen before (a duplicate delivery) is not run again. A task's rounds
@@ -120,12 +159,18 @@ export class EdgeAgent {
     if (this.seen.has(once)) return;
     this.seen.add(once);
     if (this.seen.size > REMEMBERED_CALLS) this.seen.delete(this.seen.values().next().value!);
-    void this.options.run(message, this.notesFor(message.id)).then(
+    const running = message.t === 'call' ? this.options.run(message, this.notesFor(message.id)) : runContent ? runContent(message) : Promise.resolve({ error: 'this edge offers no resources or prompts' });
+    void running.then(
       (reply) => {
         if (reply === undefined) return;
         // Questions go as a local flow's mcp-tool-input payload has them, under the call's id.
         const { id } = message;
-        const sent = 'ask' in reply ? { t: 'ask', id, requests: reply.ask.requests, ...(reply.ask.state !== undefined ? { state: reply.ask.state } : {}) } : ({ t: 'answer', id, result: reply.result } satisfies AnswerMessage);
+        const sent =
+          'ask' in reply
+            ? { t: 'ask', id, requests: reply.ask.requests, ...(reply.ask.state !== undefined ? { state: reply.ask.state } : {}) }
+            : 'error' in reply
+              ? ({ t: 'answer', id, result: null, error: reply.error } satisfies AnswerMessage)
+              : ({ t: 'answer', id, result: reply.result } satisfies AnswerMessage);
         this.publish('answers', sent, 'answering a call');
       },
       (error: unknown) => this.warn('run', `a call relayed to site ${this.options.site} failed: ${describeError(error)}`),
@@ -165,4 +210,14 @@ export class EdgeAgent {
   private warn(kind: string, line: string): void {
     this.throttle.warn(this.options.logger, kind, line);
   }
+}
+
+/** A resource or prompt as the announcement carries it: listing, time limit and completions. */
+function contentItem<Listing>(listing: Listing, item: ResourceDefinition | PromptDefinition): EdgeContentItem<Listing> {
+  return {
+    listing,
+    timeoutMs: item.timeoutMs,
+    ...(item.completions.size > 0 ? { completions: Object.fromEntries(item.completions) } : {}),
+    ...(item.flowCompletions.size > 0 ? { flowCompletions: [...item.flowCompletions] } : {}),
+  };
 }

@@ -5,11 +5,15 @@ import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import type { Store } from '../storage/store.js';
-import { hubToolName } from './edge-naming.js';
+import { DEFAULT_EDGE_URI_NAMING, edgeUri, hubToolName, hubUri } from './edge-naming.js';
+import type { ContentCall } from '../mcp/content/content-types.js';
+import type { PromptDefinition } from '../mcp/content/prompt-definition.js';
+import type { ResourceDefinition } from '../mcp/content/resource-definition.js';
+import { promptOf, qualifyContents, qualifyMessages, resourceOf } from './edge-content.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
 import type { InputAsk } from '../input/input-requests.js';
 import { isLogLevel } from '../mcp/log-levels.js';
-import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller } from './edge-protocol.js';
+import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type ContentCallMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller, type RelayedContentRequest } from './edge-protocol.js';
 
 /** A tool of an edge as the hub serves it: where to send its calls. */
 export interface RelayTarget {
@@ -27,7 +31,11 @@ interface Site {
   fingerprint: string;
   builtAt: number;
   tools: readonly ToolDefinition[];
+  resources: readonly ResourceDefinition[];
+  prompts: readonly PromptDefinition[];
   pending: number;
+  /** Resource updates heard in the current second (a flood is cut, not relayed). */
+  updates: { second: number; count: number };
 }
 
 export interface EdgeHubOptions {
@@ -35,16 +43,22 @@ export interface EdgeHubOptions {
   readonly sites: readonly string[];
   /** Sites whose tools only members of these groups see and may call (absent: every caller let in). */
   readonly siteGroups?: ReadonlyMap<string, readonly string[]>;
-  /** How edge tools are named on the hub: `{site}` and `{tool}` are replaced. */
+  /** How edge tools and prompts are named on the hub: `{site}` and `{tool}` are replaced. */
   readonly naming: string;
+  /** How edge resources' URIs read on the hub: `{site}` and `{uri}` are replaced (absent: the default). */
+  readonly uriNaming?: string;
   /** Calls one site may have pending on this hub endpoint at once. */
   readonly maxPendingPerSite: number;
   readonly endpoint: string;
   readonly logger: Logger;
-  /** The set of live edge tools changed: the endpoint rebuilds its catalog. */
+  /** The set of live edge tools, resources or prompts changed: the endpoint rebuilds its catalogs. */
   readonly onToolsChanged: () => void;
   /** An edge's answer for a pending call (the endpoint's settle); 'unknown' when nothing waits for it. */
   readonly deliver: (executionId: string, result: unknown) => 'settled' | 'unknown';
+  /** A pending read, prompt or completion ends without an answer, for this reason (the endpoint's settle with an error). */
+  readonly failContent?: (executionId: string, message: string) => void;
+  /** A site's flow says one of its resources changed: the hub's URI, for the streams that watch it. */
+  readonly resourceUpdated?: (site: string, uri: string) => void;
   /** The site went away: its pending calls end now, with this message. */
   readonly failSite: (site: string, message: string) => void;
   /** The edge flow asked the client (the endpoint's: it asks, checks the answers, and sends the next round). */
@@ -62,6 +76,8 @@ const NOTE_OPENING = /^\{"t":"(?:progress|log)"/;
 interface PendingCall {
   readonly site: string;
   readonly instance: string;
+  /** Set for a read, prompt or completion: its answer is content, and its failure an error. */
+  readonly content?: ContentCall['kind'];
 }
 
 /** A tool of a site the hub forgot: a call to it is told the site is offline, not that the tool is unknown. */
@@ -72,6 +88,8 @@ interface OfflineTool {
 
 /** A hub cannot rebuild a site's tools more often than this, whatever the edge sends. */
 const MIN_REBUILD_INTERVAL_MS = 1_000;
+/** Resource updates a hub relays per site and second; the rest of a flood is dropped (and said once a minute). */
+const MAX_UPDATES_PER_SECOND = 50;
 
 /**
  * The hub side of edge relaying for one endpoint: it listens to the configured sites' channels,
@@ -91,8 +109,10 @@ export class EdgeHub {
   private readonly unsubscribers: Array<() => void> = [];
   private readonly staleTimer: NodeJS.Timeout;
   private readonly throttle = new LogThrottle(60_000);
+  private readonly uriNaming: string;
 
   constructor(private readonly options: EdgeHubOptions) {
+    this.uriNaming = options.uriNaming ?? DEFAULT_EDGE_URI_NAMING;
     for (const site of options.sites) {
       this.unsubscribers.push(options.store.subscribe(siteChannel(site, 'announce'), (text) => this.heard(site, text)));
       this.unsubscribers.push(options.store.subscribe(siteChannel(site, 'answers'), (text) => this.answered(site, text)));
@@ -103,6 +123,12 @@ export class EdgeHub {
   /** The live edge tools, named as the hub serves them. */
   tools(): ToolDefinition[] {
     return [...this.sites.values()].flatMap((site) => site.tools);
+  }
+
+  /** The live edge resources and prompts, named as the hub serves them. */
+  content(): { readonly resources: readonly ResourceDefinition[]; readonly prompts: readonly PromptDefinition[] } {
+    const sites = [...this.sites.values()];
+    return { resources: sites.flatMap((site) => site.resources), prompts: sites.flatMap((site) => site.prompts) };
   }
 
   /** The live sites and how many tools each offers (for the status and the sidebar). */
@@ -127,12 +153,8 @@ export class EdgeHub {
    * not live or has too many calls pending; a storage failure ends it the same way, at once.
    */
   send(request: ExecutionRequest, target: RelayTarget, caller: RelayedCaller, protocolVersion: string): void {
-    const site = this.sites.get(target.site);
-    if (!site) throw new Error(`site ${target.site} is not connected (its edge Node-RED stopped announcing its tools)`);
-    if (site.pending >= this.options.maxPendingPerSite) throw new Error(`site ${target.site} already has ${this.options.maxPendingPerSite} calls pending; retry shortly`);
-    // Who is calling, and nothing else of the hub's context, becomes msg.mcp on the edge.
-    const { subject, email, groups, client } = caller;
-    const who: RelayedCaller = { ...(subject !== undefined ? { subject } : {}), ...(email !== undefined ? { email } : {}), ...(groups !== undefined ? { groups } : {}), ...(client !== undefined ? { client } : {}) };
+    const site = this.liveSite(target.site);
+    const who = callerOf(caller);
     const message: CallMessage = {
       t: 'call',
       id: request.executionId,
@@ -148,18 +170,75 @@ export class EdgeHub {
       ...(request.input !== undefined ? { input: request.input } : {}),
       ...(request.clientCapabilities !== undefined ? { clientCapabilities: request.clientCapabilities } : {}),
     };
-    site.pending += 1;
-    this.pending.set(request.executionId, { site: target.site, instance: site.instance });
-    const fail = (why: string) => {
-      if (!this.release(request.executionId)) return;
-      this.options.deliver(request.executionId, { content: [{ type: 'text', text: `Site ${target.site} could not be reached: ${why}.` }], isError: true });
+    this.dispatch(request.executionId, target.site, site, message);
+  }
+
+  /**
+   * Sends one read, prompt or completion of a site's item, as the edge names it. Throws like `send`;
+   * a URI that is not one of the site's (it cannot be: the hub matched it against the site's own) too.
+   */
+  sendContent(request: ExecutionRequest, call: ContentCall): void {
+    const target = call.relay!;
+    const site = this.liveSite(target.site);
+    const relayed = this.edgeRequest(call, target.site, target.name);
+    const message: ContentCallMessage = {
+      t: 'content',
+      id: request.executionId,
+      instance: site.instance,
+      request: relayed,
+      caller: callerOf(call.context),
+      hub: this.options.endpoint,
+      protocolVersion: call.context.protocolVersion,
+      ...(call.kind !== 'completion' && call.input !== undefined ? { input: call.input } : {}),
     };
-    this.options.store.publish(siteChannel(target.site, 'calls'), JSON.stringify(message)).then(
+    this.dispatch(request.executionId, target.site, site, message, call.kind);
+  }
+
+  private edgeRequest(call: ContentCall, siteName: string, name: string): RelayedContentRequest {
+    switch (call.kind) {
+      case 'resource-read': {
+        const uri = edgeUri(this.uriNaming, siteName, call.uri);
+        if (uri === undefined) throw new Error(`${call.uri} is not a URI of site ${siteName}`);
+        return { kind: 'resource-read', uri };
+      }
+      case 'prompt-get':
+        return { kind: 'prompt-get', name, arguments: call.arguments };
+      case 'completion':
+        return {
+          kind: 'completion',
+          ref: call.ref.type === 'ref/prompt' ? { type: 'ref/prompt', name } : { type: 'ref/resource', uri: name },
+          argument: call.argument,
+          ...(call.arguments ? { arguments: call.arguments } : {}),
+        };
+    }
+  }
+
+  /** The live site a call goes to, or the reason it cannot go (thrown: the broker ends the call with it). */
+  private liveSite(siteName: string): Site {
+    const site = this.sites.get(siteName);
+    if (!site) throw new Error(`site ${siteName} is not connected (its edge Node-RED stopped announcing its tools)`);
+    if (site.pending >= this.options.maxPendingPerSite) throw new Error(`site ${siteName} already has ${this.options.maxPendingPerSite} calls pending; retry shortly`);
+    return site;
+  }
+
+  private dispatch(executionId: string, siteName: string, site: Site, message: CallMessage | ContentCallMessage, content?: ContentCall['kind']): void {
+    site.pending += 1;
+    this.pending.set(executionId, { site: siteName, instance: site.instance, ...(content ? { content } : {}) });
+    const fail = (why: string) => this.end(executionId, `Site ${siteName} could not be reached: ${why}.`);
+    this.options.store.publish(siteChannel(siteName, 'calls'), JSON.stringify(message)).then(
       // The site announces on another connection than it listens for calls on: it can look alive while
       // nobody would run the call (right after a Redis restart, or an ACL that forbids its calls channel).
       (listeners) => (listeners === 0 ? fail('nobody is listening for its calls right now; retry shortly') : undefined),
       (error: unknown) => fail(describeError(error)),
     );
+  }
+
+  /** Ends a pending call without the edge's answer: a tool error for a tool, an error for content. */
+  private end(executionId: string, text: string): void {
+    const call = this.pending.get(executionId);
+    if (!call || !this.release(executionId)) return;
+    if (call.content && this.options.failContent) this.options.failContent(executionId, text);
+    else this.options.deliver(executionId, { content: [{ type: 'text', text }], isError: true });
   }
 
   /** The hub gave up on a call (time-out, client cancel, stop): the edge learns it and drops its answer. */
@@ -198,6 +277,7 @@ export class EdgeHub {
       if (site?.instance === message.instance) this.forget(siteName, `site ${siteName} stopped`);
       return;
     }
+    if (message.t === 'updated') return this.updated(siteName, message.instance, message.uri, now);
     if (message.t !== 'announce') return;
     const restarted = known !== undefined && known.instance !== message.instance;
     if (restarted) {
@@ -211,7 +291,19 @@ export class EdgeHub {
       return;
     }
     const tools = this.build(siteName, message);
-    this.sites.set(siteName, { instance: message.instance, previousInstance: known?.previousInstance, lastSeen: now, fingerprint, builtAt: now, tools, pending: known?.pending ?? 0 });
+    const { resources, prompts } = this.buildContent(siteName, message);
+    this.sites.set(siteName, {
+      instance: message.instance,
+      previousInstance: known?.previousInstance,
+      lastSeen: now,
+      fingerprint,
+      builtAt: now,
+      tools,
+      resources,
+      prompts,
+      pending: known?.pending ?? 0,
+      updates: known?.updates ?? { second: 0, count: 0 },
+    });
     for (const [name, tool] of this.offlineTools) if (tool.site === siteName) this.offlineTools.delete(name);
     this.options.onToolsChanged();
   }
@@ -233,9 +325,55 @@ export class EdgeHub {
     if (ended.length === 0) return;
     this.options.logger.warn(`site ${siteName} restarted (a new instance announced itself): ${ended.length} call(s) pending on the one before ended`);
     for (const id of ended) {
-      if (!this.release(id)) continue;
-      this.options.deliver(id, { content: [{ type: 'text', text: `Site ${siteName} restarted before answering: the edge Node-RED the call was sent to was replaced by a new instance.` }], isError: true });
+      this.end(id, `Site ${siteName} restarted before answering: the edge Node-RED the call was sent to was replaced by a new instance.`);
     }
+  }
+
+  /**
+   * The site's resources and prompts, named and checked as declared ones are (an edge is untrusted
+   * input): one that fails is left out and said, the rest are served. Reads, prompts and flow
+   * completions go to the edge; completion lists set in its editor are answered here.
+   */
+  private buildContent(siteName: string, announcement: Announcement): { resources: ResourceDefinition[]; prompts: PromptDefinition[] } {
+    const allowedGroups = this.options.siteGroups?.get(siteName);
+    const resources = new Map<string, ResourceDefinition>();
+    const prompts = new Map<string, PromptDefinition>();
+    for (const offered of announcement.resources ?? []) {
+      const own = 'uri' in offered.listing ? offered.listing.uri : offered.listing.uriTemplate;
+      try {
+        const resource = resourceOf(hubUri(this.uriNaming, siteName, own), offered, { site: siteName, name: own }, allowedGroups);
+        if (resources.has(resource.uri)) throw new Error('it is announced twice');
+        resources.set(resource.uri, resource);
+      } catch (error) {
+        this.refuse(siteName, `resource ${JSON.stringify(String(own).slice(0, 128))} of site ${siteName} was refused: ${describeError(error)}`);
+      }
+    }
+    for (const offered of announcement.prompts ?? []) {
+      const own = offered.listing.name;
+      try {
+        const prompt = promptOf(hubToolName(this.options.naming, siteName, own), offered, { site: siteName, name: own }, allowedGroups);
+        if (prompts.has(prompt.name)) throw new Error('it is announced twice');
+        prompts.set(prompt.name, prompt);
+      } catch (error) {
+        this.refuse(siteName, `prompt ${JSON.stringify(own.slice(0, 128))} of site ${siteName} was refused: ${describeError(error)}`);
+      }
+    }
+    return { resources: [...resources.values()], prompts: [...prompts.values()] };
+  }
+
+  /**
+   * The site's flow says a resource changed: relayed under its hub URI, from the instance the hub
+   * listens to, at most MAX_UPDATES_PER_SECOND a second. Whether the URI is one of this site's
+   * resources is the endpoint's to judge (it knows which item a URI reaches).
+   */
+  private updated(siteName: string, instance: string, uri: string, now: number): void {
+    const site = this.sites.get(siteName);
+    if (!site || site.instance !== instance) return;
+    const second = Math.floor(now / 1000);
+    if (site.updates.second !== second) site.updates = { second, count: 0 };
+    site.updates.count += 1;
+    if (site.updates.count > MAX_UPDATES_PER_SECOND) return this.refuse(siteName, `site ${siteName} sends more than ${MAX_UPDATES_PER_SECOND} resource updates a second; the rest were dropped`);
+    this.options.resourceUpdated?.(siteName, hubUri(this.uriNaming, siteName, uri));
   }
 
   private build(siteName: string, announcement: Announcement): ToolDefinition[] {
@@ -262,16 +400,23 @@ export class EdgeHub {
     if (!parsed.ok || parsed.value.t !== 'answer') {
       // An oversized answer still names its call: end that call with a clear error rather than at its time limit.
       const id = /"id"\s*:\s*"([0-9a-f]{32})"/.exec(text.slice(0, 200))?.[1];
-      if (id && this.pending.get(id)?.site === siteName && this.release(id)) {
-        this.options.deliver(id, { content: [{ type: 'text', text: `Site ${siteName} sent an answer the hub refused: ${parsed.ok ? 'not an answer' : parsed.problem}.` }], isError: true });
-      }
+      if (id && this.pending.get(id)?.site === siteName) this.end(id, `Site ${siteName} sent an answer the hub refused: ${parsed.ok ? 'not an answer' : parsed.problem}.`);
       return this.refuse(siteName, `an answer from site ${siteName} was refused: ${parsed.ok ? 'not an answer' : parsed.problem}`);
     }
-    const { id } = parsed.value;
+    const { id, result, error } = parsed.value;
     // Only the site the call went to may answer it; anything else is late, repeated or forged.
-    if (this.pending.get(id)?.site !== siteName) return;
+    const call = this.pending.get(id);
+    if (call?.site !== siteName) return;
+    if (call.content === undefined) {
+      this.release(id);
+      this.options.deliver(id, result);
+      return;
+    }
+    if (error !== undefined) return this.end(id, `Site ${siteName}: ${error}`);
     this.release(id);
-    this.options.deliver(id, parsed.value.result);
+    // The edge answers under its own URIs: the client reads them here under the hub's.
+    const qualify = (uri: string) => hubUri(this.uriNaming, siteName, uri);
+    this.options.deliver(id, call.content === 'resource-read' ? qualifyContents(result, qualify) : call.content === 'prompt-get' ? qualifyMessages(result, qualify) : result);
   }
 
   /** The flow of a pending call asked the client: its round ends here, and the next one is a new call to the site. */
@@ -322,6 +467,12 @@ export class EdgeHub {
   private refuse(siteName: string, line: string): void {
     this.throttle.warn(this.options.logger, `${siteName} ${line.slice(0, 60)}`, line);
   }
+}
+
+/** Who is calling, and nothing else of the hub's context: it becomes msg.mcp on the edge. */
+function callerOf(caller: RelayedCaller): RelayedCaller {
+  const { subject, email, groups, client } = caller;
+  return { ...(subject !== undefined ? { subject } : {}), ...(email !== undefined ? { email } : {}), ...(groups !== undefined ? { groups } : {}), ...(client !== undefined ? { client } : {}) };
 }
 
 /** A hub-side tool definition from what an edge announced, compiled like a declared tool. */

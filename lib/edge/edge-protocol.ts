@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/server';
+import type { Prompt, Resource, Tool } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
 import { parseJsonOrUndefined } from '../core/parse-json.js';
@@ -9,6 +9,8 @@ import { isLogLevel, type LogLevel } from '../mcp/log-levels.js';
 import type { RoundInput } from '../execution/broker.js';
 import { parseInputPayload, type InputAsk, type InputKind } from '../input/input-requests.js';
 import { MAX_INPUT_ROUNDS } from '../input/input-rounds.js';
+import type { CompletionRef } from '../mcp/content/content-types.js';
+import type { ResourceTemplateListing } from '../mcp/content/resource-definition.js';
 
 /**
  * What hubs and edges say to each other through Redis publish/subscribe. Every channel of a site is
@@ -32,6 +34,12 @@ export const MAX_ANNOUNCEMENT_BYTES = 512 * 1024;
  */
 export const MAX_ANSWER_BYTES = DEFAULTS.maxResultBytes + 4 * 1024;
 export const MAX_EDGE_TOOLS = 200;
+export const MAX_EDGE_RESOURCES = 200;
+export const MAX_EDGE_PROMPTS = 200;
+/** A resource update names one URI: longer than any URI a client would use is refused. */
+export const MAX_UPDATED_URI_LENGTH = 2048;
+/** Why an edge could not answer a read, prompt or completion: a line for people, not a document. */
+export const MAX_ANSWER_ERROR_LENGTH = 2000;
 /** A progress report or log line an edge relays for a call: one line for people, not a result. */
 export const MAX_NOTE_BYTES = 64 * 1024;
 
@@ -52,12 +60,37 @@ export interface EdgeTool {
   readonly asksBeforeTask?: boolean;
 }
 
+/**
+ * One resource (a fixed URI or a template) or prompt as an edge offers it: its listing as the edge
+ * serves it, the time limit the hub applies to it, and its completions. Lists set in the editor are
+ * answered by the hub itself; the names in `flowCompletions` go to the edge flow.
+ */
+export interface EdgeContentItem<Listing> {
+  readonly listing: Listing;
+  readonly timeoutMs: number;
+  readonly completions?: Readonly<Record<string, readonly string[]>>;
+  readonly flowCompletions?: readonly string[];
+}
+export type EdgeResource = EdgeContentItem<Resource | ResourceTemplateListing>;
+export type EdgePrompt = EdgeContentItem<Prompt>;
+
 export interface Announcement {
   readonly t: 'announce';
   readonly site: string;
   /** Which process speaks for the site (a new one per start): two at once is a misconfiguration. */
   readonly instance: string;
   readonly tools: readonly EdgeTool[];
+  /** Absent from edges of before content was relayed: they offer none. */
+  readonly resources?: readonly EdgeResource[];
+  readonly prompts?: readonly EdgePrompt[];
+}
+
+/** An edge flow's `mcp-resource-updated` for a resource it offers (the edge's own URI). */
+export interface ResourceUpdate {
+  readonly t: 'updated';
+  readonly site: string;
+  readonly instance: string;
+  readonly uri: string;
 }
 
 /** Sent by an edge that stops on purpose, so hubs fail its pending calls at once. */
@@ -101,6 +134,30 @@ export interface CallMessage {
   readonly clientCapabilities?: Record<string, unknown>;
 }
 
+/** A read, prompt or completion as the edge serves it: its own URI, prompt name and template text. */
+export type RelayedContentRequest =
+  | { readonly kind: 'resource-read'; readonly uri: string }
+  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string> }
+  | {
+      readonly kind: 'completion';
+      readonly ref: CompletionRef;
+      readonly argument: { readonly name: string; readonly value: string };
+      readonly arguments?: Record<string, string>;
+    };
+
+/** A read, prompt or completion of an edge's content, sent like a call and answered like one. */
+export interface ContentCallMessage {
+  readonly t: 'content';
+  readonly id: string;
+  readonly instance?: string;
+  readonly request: RelayedContentRequest;
+  readonly caller: RelayedCaller;
+  readonly hub: string;
+  readonly protocolVersion: string;
+  /** A later round of a read or prompt whose flow asked the client (2026-07-28). */
+  readonly input?: RoundInput;
+}
+
 export interface CancelMessage {
   readonly t: 'cancel';
   readonly id: string;
@@ -110,8 +167,13 @@ export interface CancelMessage {
 export interface AnswerMessage {
   readonly t: 'answer';
   readonly id: string;
-  /** The edge's CallToolResult (already checked there; checked again on the hub). */
+  /**
+   * The edge's CallToolResult; for content, the read's contents, the prompt's messages or the
+   * completion's values (each checked there, and again on the hub).
+   */
   readonly result: unknown;
+  /** Why a read, prompt or completion has no answer (the edge's refusal or its flow's error). */
+  readonly error?: string;
 }
 
 /**
@@ -139,8 +201,8 @@ export interface LogNote {
   readonly line: LogLine;
 }
 
-export type HubBound = Announcement | Farewell | AnswerMessage | AskMessage | ProgressNote | LogNote;
-export type EdgeBound = CallMessage | CancelMessage;
+export type HubBound = Announcement | Farewell | ResourceUpdate | AnswerMessage | AskMessage | ProgressNote | LogNote;
+export type EdgeBound = CallMessage | ContentCallMessage | CancelMessage;
 
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
@@ -157,12 +219,18 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
     if (value['t'] === 'progress' || value['t'] === 'log') return parseNote(value, value['id'], bytes);
     if (value['t'] === 'ask') return parseAsk(value, value['id']);
     if (value['t'] !== 'answer') return { ok: false, problem: 'an answer needs t "answer" and an id' };
-    return { ok: true, value: { t: 'answer', id: value['id'], result: value['result'] } };
+    const error = typeof value['error'] === 'string' ? { error: value['error'].slice(0, MAX_ANSWER_ERROR_LENGTH) } : {};
+    return { ok: true, value: { t: 'answer', id: value['id'], result: value['result'], ...error } };
   }
   // The site is the channel's: a message naming another site is a forgery (or a misconfigured edge).
   if (value['site'] !== site) return { ok: false, problem: `it names site ${JSON.stringify(String(value['site']).slice(0, 40))} on the channel of site ${site}` };
   if (typeof value['instance'] !== 'string' || value['instance'] === '') return { ok: false, problem: 'no instance' };
   if (value['t'] === 'bye') return { ok: true, value: { t: 'bye', site, instance: value['instance'] } };
+  if (value['t'] === 'updated') {
+    const uri = value['uri'];
+    if (typeof uri !== 'string' || uri === '' || uri.length > MAX_UPDATED_URI_LENGTH) return { ok: false, problem: `a resource update needs a URI of at most ${MAX_UPDATED_URI_LENGTH} characters` };
+    return { ok: true, value: { t: 'updated', site, instance: value['instance'], uri } };
+  }
   if (value['t'] !== 'announce') return { ok: false, problem: `unknown message type ${JSON.stringify(String(value['t']).slice(0, 20))}` };
   const tools = value['tools'];
   if (!Array.isArray(tools) || tools.length > MAX_EDGE_TOOLS) return { ok: false, problem: `tools must be an array of at most ${MAX_EDGE_TOOLS}` };
@@ -170,7 +238,46 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
     if (!isPlainObject(tool) || !isPlainObject(tool['listing']) || typeof tool['listing']['name'] !== 'string') return { ok: false, problem: `tools[${index}] has no listing with a name` };
     if (!isPositive(tool['timeoutMs']) || !isPositive(tool['maxDurationMs'])) return { ok: false, problem: `tools[${index}] needs timeoutMs and maxDurationMs` };
   }
-  return { ok: true, value: { t: 'announce', site, instance: value['instance'], tools: tools as unknown as EdgeTool[] } };
+  const resources = contentItems(value['resources'], 'resources', MAX_EDGE_RESOURCES, (listing) => typeof listing['uri'] === 'string' || typeof listing['uriTemplate'] === 'string');
+  if (!resources.ok) return resources;
+  const prompts = contentItems(value['prompts'], 'prompts', MAX_EDGE_PROMPTS, () => true);
+  if (!prompts.ok) return prompts;
+  return {
+    ok: true,
+    value: {
+      t: 'announce',
+      site,
+      instance: value['instance'],
+      tools: tools as unknown as EdgeTool[],
+      ...(resources.value.length > 0 ? { resources: resources.value as EdgeResource[] } : {}),
+      ...(prompts.value.length > 0 ? { prompts: prompts.value as EdgePrompt[] } : {}),
+    },
+  };
+}
+
+/**
+ * An announcement's resources or prompts, shaped: each a listing with a name, a time limit, and
+ * completions as lists of strings. What they say is judged on the hub as a declared item is.
+ */
+function contentItems(value: unknown, field: string, max: number, addressed: (listing: Record<string, unknown>) => boolean): Parsed<ReadonlyArray<EdgeContentItem<unknown>>> {
+  if (value === undefined) return { ok: true, value: [] };
+  if (!Array.isArray(value) || value.length > max) return { ok: false, problem: `${field} must be an array of at most ${max}` };
+  for (const [index, item] of value.entries()) {
+    const listing = isPlainObject(item) ? item['listing'] : undefined;
+    if (!isPlainObject(item) || !isPlainObject(listing) || typeof listing['name'] !== 'string' || !addressed(listing)) return { ok: false, problem: `${field}[${index}] has no listing with a name${field === 'resources' ? ' and a URI' : ''}` };
+    if (!isPositive(item['timeoutMs'])) return { ok: false, problem: `${field}[${index}] needs timeoutMs` };
+    const lists = item['completions'];
+    const flow = item['flowCompletions'];
+    const wellFormed =
+      (lists === undefined || (isPlainObject(lists) && Object.values(lists).every(isStringList))) && (flow === undefined || isStringList(flow));
+    if (!wellFormed) return { ok: false, problem: `${field}[${index}] has completions that are not lists of strings` };
+  }
+  return { ok: true, value: value as EdgeContentItem<unknown>[] };
+}
+
+/** At most what one completion list may hold in the editor's hands, each value a short string. */
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.length <= 1_000 && value.every((entry) => typeof entry === 'string' && entry.length <= 1_024);
 }
 
 /** Questions for the client, checked as a local flow's `mcp-tool-input` is (the hub trusts no edge's check). */
@@ -196,6 +303,7 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
   const value = parseJsonOrUndefined(text);
   if (!isPlainObject(value) || typeof value['id'] !== 'string') return { ok: false, problem: 'not a call or cancel' };
   if (value['t'] === 'cancel') return { ok: true, value: { t: 'cancel', id: value['id'], reason: String(value['reason'] ?? 'cancelled') } };
+  if (value['t'] === 'content') return parseContentCall(value, value['id']);
   if (value['t'] !== 'call' || typeof value['tool'] !== 'string' || !isPlainObject(value['arguments'])) return { ok: false, problem: 'a call needs a tool and arguments' };
   const caller = isPlainObject(value['caller']) ? (value['caller'] as RelayedCaller) : {};
   return {
@@ -215,6 +323,46 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
       ...(isPlainObject(value['clientCapabilities']) ? { clientCapabilities: value['clientCapabilities'] } : {}),
     },
   };
+}
+
+/** A read, prompt or completion a hub sent. Only hubs publish on a site's calls channel: shaped, not judged. */
+function parseContentCall(value: Record<string, unknown>, id: string): Parsed<ContentCallMessage> {
+  const request = contentRequestOf(value['request']);
+  if (!request) return { ok: false, problem: 'a content call needs a read, prompt or completion' };
+  return {
+    ok: true,
+    value: {
+      t: 'content',
+      id,
+      ...(typeof value['instance'] === 'string' ? { instance: value['instance'] } : {}),
+      request,
+      caller: isPlainObject(value['caller']) ? (value['caller'] as RelayedCaller) : {},
+      hub: String(value['hub'] ?? ''),
+      protocolVersion: String(value['protocolVersion'] ?? ''),
+      ...roundOf(value['input']),
+    },
+  };
+}
+
+function contentRequestOf(value: unknown): RelayedContentRequest | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const strings = (record: unknown): record is Record<string, string> => isPlainObject(record) && Object.values(record).every((entry) => typeof entry === 'string');
+  switch (value['kind']) {
+    case 'resource-read':
+      return typeof value['uri'] === 'string' ? { kind: 'resource-read', uri: value['uri'] } : undefined;
+    case 'prompt-get':
+      return typeof value['name'] === 'string' && strings(value['arguments']) ? { kind: 'prompt-get', name: value['name'], arguments: value['arguments'] } : undefined;
+    case 'completion': {
+      const { ref, argument } = value;
+      if (!isPlainObject(ref) || !isPlainObject(argument) || typeof argument['name'] !== 'string' || typeof argument['value'] !== 'string') return undefined;
+      const named: CompletionRef | undefined =
+        ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string' ? { type: 'ref/prompt', name: ref['name'] } : ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string' ? { type: 'ref/resource', uri: ref['uri'] } : undefined;
+      if (!named) return undefined;
+      return { kind: 'completion', ref: named, argument: { name: argument['name'], value: argument['value'] }, ...(strings(value['arguments']) ? { arguments: value['arguments'] } : {}) };
+    }
+    default:
+      return undefined;
+  }
 }
 
 /**

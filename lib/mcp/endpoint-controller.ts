@@ -160,20 +160,19 @@ export class EndpointController {
 
   /** A flow's `mcp-resource-updated`; `stopped` when the endpoint is not serving. */
   resourceUpdated(uri: string): UpdateDelivery | 'stopped' {
-    return this.endpoint?.resourceUpdated(uri) ?? 'stopped';
+    const delivery = this.endpoint?.resourceUpdated(uri) ?? 'stopped';
+    // On an edge, hubs hear it too: their clients may watch the resource when nobody here does.
+    return this.edges?.resourceUpdated(uri) && delivery === 'unwatched' ? 'sent' : delivery;
   }
 
   /**
    * Built on deploy, and on a hub when an edge site's tools change: the schemes are the same for every
    * tool of the endpoint. Edge tools never shadow a tool declared here: such a one is left out, and said so.
    */
-  private catalog(): ToolCatalog {
+  private catalog(said: Set<string>): ToolCatalog {
     const { settings, tools, builtInTools, access } = this.options;
     const schemes = securitySchemesFor(settings.access, access.auth?.scopes);
-    const said = new Set<string>();
-    const catalog = tools.catalogFor(settings.path, builtInTools, schemes, this.edges?.tools() ?? [], (tool, reason) => this.edges?.refused(tool, reason, said));
-    this.edges?.endCatalog(said);
-    return catalog;
+    return tools.catalogFor(settings.path, builtInTools, schemes, this.edges?.tools() ?? [], (tool, reason) => this.edges?.refused(tool, reason, said));
   }
 
   private get url(): string {
@@ -230,8 +229,12 @@ export class EndpointController {
   }
 
   private loadCatalogs(endpoint: McpEndpoint): void {
-    const tools = this.catalog();
-    const content = this.options.content?.catalogFor(endpoint.path);
+    // Edge items refused at this build (a name or URI declared here): each said once while it lasts.
+    const said = new Set<string>();
+    const tools = this.catalog(said);
+    const declared = this.options.content?.catalogFor(endpoint.path);
+    const content = this.edges ? this.edges.withEdgeContent(declared, said) : declared;
+    this.edges?.endCatalog(said);
     refuseUnkeptAccess(this.options.settings, this.options.access.auth, { tools, content });
     endpoint.setCatalog(tools);
     if (content) endpoint.setContent(content);

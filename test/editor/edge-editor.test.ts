@@ -77,6 +77,7 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
       edgeSite: [undefined, '', 'plant-a', ' plant-a ', 'Plant-A', '-a', 'a'.repeat(32), 'a'.repeat(33), 'plant_a'],
       hubSites: [undefined, '', 'plant-a, plant-b', 'plant-a plant-b,, plant-c', 'plant-a, Plant-B', 'a'.repeat(33)],
       edgeNaming: [undefined, '', '{site}.{tool}', '{tool}@{site}', '{site}-{tool}', '{site}{tool}', '{site}x-{tool}', '{site}x_{tool}', '{tool}', '{site}', `{site}.{tool}${'x'.repeat(51)}`, `{site}.{tool}${'x'.repeat(52)}`],
+      edgeUriNaming: [undefined, '', '  ', 'edge://{site}/{uri}', ' {uri}#{site} ', 'edge+{site}:{uri}', '{site}:{uri}', 'x://{site}/{uri}$&', '{site}/{uri}', '1edge://{site}/{uri}', 'edge://{site}/ {uri}', 'edge://{site}-{uri}', 'edge://{site}{uri}', '{uri}-{site}', '{uri}', 'edge://{site}/{tool}', 'edge://{site}/{uri}/{uri}', `edge://{site}/{uri}#${'x'.repeat(108)}`, `edge://{site}/{uri}#${'x'.repeat(109)}`],
       maxPendingPerSite: [undefined, '', '1', 32, '10000', '0', '10001', '2.5', 'eight'],
     };
     const expected = runtimeVerdicts(FIELDS);
@@ -126,6 +127,8 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     // An old node shows the defaults the runtime would use.
     assert.equal(await p.locator('#node-input-edgeNaming').inputValue(), '{site}.{tool}');
     assert.equal(await p.locator('#node-input-edgeNaming').getAttribute('placeholder'), '{site}.{tool}');
+    assert.equal(await p.locator('#node-input-edgeUriNaming').inputValue(), 'edge://{site}/{uri}');
+    assert.equal(await p.locator('#node-input-edgeUriNaming').getAttribute('placeholder'), 'edge://{site}/{uri}');
 
     await type('edgeSite', 'Plant A');
     await marked('edgeSite').waitFor({ state: 'attached', ...WAIT });
@@ -145,6 +148,7 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     for (const [field, refused, accepted] of [
       ['hubSites', 'plant-b, Plant_C', 'plant-b plant-c'],
       ['edgeNaming', '{tool}', '{site}_{tool}'],
+      ['edgeUriNaming', '{site}/{uri}', '{uri}#{site}'],
       ['maxPendingPerSite', '0', '8'],
     ] as const) {
       await type(field, refused);
@@ -157,9 +161,9 @@ describe('Node-RED editor: edge relaying on mcp server', () => {
     await section.waitFor({ state: 'detached', ...WAIT });
     const saved = await p.evaluate((id) => {
       const node = RED.nodes.node(id);
-      return { edgeSite: node.edgeSite, hubSites: node.hubSites, edgeNaming: node.edgeNaming, maxPendingPerSite: node.maxPendingPerSite, storage: node.storage, valid: node.valid };
+      return { edgeSite: node.edgeSite, hubSites: node.hubSites, edgeNaming: node.edgeNaming, edgeUriNaming: node.edgeUriNaming, maxPendingPerSite: node.maxPendingPerSite, storage: node.storage, valid: node.valid };
     }, SERVER);
-    assert.deepEqual(saved, { edgeSite: 'plant-a', hubSites: 'plant-b plant-c', edgeNaming: '{site}_{tool}', maxPendingPerSite: '8', storage: REDIS, valid: true });
+    assert.deepEqual(saved, { edgeSite: 'plant-a', hubSites: 'plant-b plant-c', edgeNaming: '{site}_{tool}', edgeUriNaming: '{uri}#{site}', maxPendingPerSite: '8', storage: REDIS, valid: true });
 
     // Reopened, the section is open (something is set) and its summary names both roles.
     await openNodeDialog(p, SERVER, '#node-input-serverName');

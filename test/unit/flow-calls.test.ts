@@ -82,17 +82,27 @@ describe('FlowCalls', () => {
   it('sends edge tools to the relay and ends a site\'s calls when it goes away, leaving other sites\' alone', async () => {
     const { calls, executed } = flowCalls();
     const sent: string[] = [];
-    const relay: EdgeRelay = { send: (request, target) => sent.push(`${target.site}:${request.executionId}`), withdraw: () => undefined, offline: () => undefined };
+    const relay: EdgeRelay = {
+      send: (request, target) => sent.push(`${target.site}:${request.executionId}`),
+      sendContent: (request, call) => sent.push(`${call.relay!.site}:${call.kind}:${request.executionId}`),
+      withdraw: () => undefined,
+      offline: () => undefined,
+    };
     const unrelayed = await calls.begin(echo, {}, contextOf('alice', 1, { site: 'plant-a', tool: 'echo' }), never, noFinish);
     assert.equal(unrelayed.kind, 'answered');
     assert.match(String((unrelayed as { error?: unknown }).error), /relays to no edge sites/, 'an endpoint that is no hub ends an edge call with an error');
     calls.edges = relay;
     const a = calls.begin(echo, {}, contextOf('alice', 2, { site: 'plant-a', tool: 'echo' }), never, noFinish);
     const b = calls.begin(echo, {}, contextOf('alice', 3, { site: 'plant-b', tool: 'echo' }), never, noFinish);
+    // A read of an edge resource goes to the relay too, and ends with an error (not a tool result) when its site goes away.
+    const context = { endpoint: '/mcp', resource: 'plant://line-1/status', protocolVersion: '2025-11-25', requestId: 4 };
+    const read = calls.beginContent({ kind: 'resource-read', uri: 'edge://plant-a/plant://line-1/status', variables: {}, context, relay: { site: 'plant-a', name: 'plant://line-1/status' } }, 10_000, never);
     assert.equal(executed.length, 0, 'nothing of an edge tool runs in this Node-RED');
-    assert.equal(sent.length, 2);
+    assert.equal(sent.length, 3);
+    assert.match(sent[2]!, /^plant-a:resource-read:/);
     calls.failRelayed('plant-a', 'site plant-a went away');
     assert.deepEqual(await a, { kind: 'answered', result: { content: [{ type: 'text', text: 'site plant-a went away' }], isError: true } });
+    assert.deepEqual(await read, { kind: 'answered', error: 'site plant-a went away' });
     assert.equal(calls.stopAll('test over'), 1);
     assert.equal((await b).kind, 'stopped');
   });
@@ -114,7 +124,7 @@ describe('FlowCalls', () => {
     const { calls, executed, abandoned } = flowCalls(4, 2);
     const sent: string[] = [];
     const withdrawn: Array<[string, string]> = [];
-    calls.edges = { send: (request, target) => sent.push(`${target.site}:${request.executionId}`), withdraw: (id, reason) => withdrawn.push([id, reason]), offline: () => undefined };
+    calls.edges = { send: (request, target) => sent.push(`${target.site}:${request.executionId}`), sendContent: () => undefined, withdraw: (id, reason) => withdrawn.push([id, reason]), offline: () => undefined };
     const begin = (requestId: number, site: string) =>
       calls.taskBroker!.begin({ toolName: 'echo', arguments: {}, timeoutMs: 10_000, signal: never, context: contextOf('alice', requestId, { site, tool: 'echo' }) });
     const cancelled = begin(1, 'plant-a');

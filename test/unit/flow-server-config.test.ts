@@ -4,7 +4,7 @@ import { McpPaletteError } from '../../lib/core/errors.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 
 const TASK_DEFAULTS = { maxTasks: 1000, maxTasksPerCaller: 100, maxStored: 10_000, maxStoredPerCaller: 1_000, ttlSeconds: 3600, maxResultKb: 1024 };
-const EDGE_DEFAULTS = { site: undefined, hubSites: [], siteGroups: new Map(), naming: '{site}.{tool}', maxPendingPerSite: 32 };
+const EDGE_DEFAULTS = { site: undefined, hubSites: [], siteGroups: new Map(), naming: '{site}.{tool}', uriNaming: 'edge://{site}/{uri}', maxPendingPerSite: 32 };
 const DEFAULTS = { serverName: 'node-red-mcp', path: '/mcp', access: 'local', maxConcurrent: 32, maxStreams: 1_000, groups: [], tasks: TASK_DEFAULTS, edges: EDGE_DEFAULTS };
 
 function assertCode(config: Record<string, unknown>, code: string): McpPaletteError {
@@ -49,9 +49,18 @@ describe('parseFlowServerConfig', () => {
       hubSites: ['plant-b', 'plant-c'],
       siteGroups: new Map(),
       naming: '{tool}@{site}',
+      uriNaming: 'edge://{site}/{uri}',
       maxPendingPerSite: 4,
     });
     assert.equal(parseFlowServerConfig({ edgeNaming: '' }).edges.naming, '{site}.{tool}');
+  });
+
+  it('reads the URI naming of edge resources: the default when missing or blank, else the trimmed value', () => {
+    assert.equal(parseFlowServerConfig({}).edges.uriNaming, 'edge://{site}/{uri}');
+    assert.equal(parseFlowServerConfig({ edgeUriNaming: '' }).edges.uriNaming, 'edge://{site}/{uri}');
+    assert.equal(parseFlowServerConfig({ edgeUriNaming: '  ' }).edges.uriNaming, 'edge://{site}/{uri}');
+    assert.equal(parseFlowServerConfig({ edgeUriNaming: ' {uri}#{site} ' }).edges.uriNaming, '{uri}#{site}');
+    assert.equal(parseFlowServerConfig({ edgeUriNaming: 'edge+{site}:{uri}' }).edges.uriNaming, 'edge+{site}:{uri}');
   });
 
   it('refuses bad edge fields, naming the field', () => {
@@ -66,6 +75,13 @@ describe('parseFlowServerConfig', () => {
     assertCode({ edgeNaming: '{tool}-{site}' }, 'invalid_edge_naming');
     assertCode({ edgeNaming: '{site}{tool}' }, 'invalid_edge_naming');
     assertCode({ edgeNaming: '{site}.{tool}.{site}' }, 'invalid_edge_naming');
+    assertCode({ edgeUriNaming: '{uri}' }, 'invalid_edge_uri_naming');
+    assertCode({ edgeUriNaming: 'edge://{site}/{tool}' }, 'invalid_edge_uri_naming');
+    // Site plant announcing a-x://y and site plant-a announcing x://y would share edge://plant-a-x://y.
+    assertCode({ edgeUriNaming: 'edge://{site}-{uri}' }, 'invalid_edge_uri_naming');
+    assertCode({ edgeUriNaming: 'edge://{site}{uri}' }, 'invalid_edge_uri_naming');
+    assertCode({ edgeUriNaming: '{site}/{uri}' }, 'invalid_edge_uri_naming');
+    assertCode({ edgeUriNaming: `edge://{site}/{uri}#${'x'.repeat(109)}` }, 'invalid_edge_uri_naming');
     assertCode({ maxPendingPerSite: '0' }, 'invalid_max_pending_per_site');
     assertCode({ edgeSite: 'plant-a', hubSites: 'plant-b plant-a' }, 'hub_serves_own_site');
   });

@@ -3,6 +3,7 @@ import type { CallerIdentity } from '../../access/access-policy.js';
 import type { BeginOptions, ExecutionRequest } from '../../execution/broker.js';
 import type { CallStream } from '../call-stream.js';
 import type { ToolDefinition } from '../tool-definition.js';
+import type { ContentCall } from '../content/content-types.js';
 
 // What every part of a tool call shares — the flow's view of a call, how a call ended, the hub's
 // relay — below the endpoint and its parts, so that none of them imports another for a type.
@@ -26,6 +27,8 @@ export interface ExecutionContext extends CallerIdentity {
 /** Where a hub endpoint sends the calls of edge tools (lib/edge/edge-hub.ts). */
 export interface EdgeRelay {
   send(request: ExecutionRequest, target: { readonly site: string; readonly tool: string }, caller: CallerIdentity, protocolVersion: string): void;
+  /** A read, prompt or completion of an edge's item (one with `relay`), under the same limits as a call. */
+  sendContent(request: ExecutionRequest, call: ContentCall): void;
   withdraw(executionId: string, reason: string): void;
   /** A tool of a site that went away, and what its caller is told, while the hub remembers the site. */
   offline(toolName: string): { readonly site: string; readonly message: string; readonly allowedGroups?: readonly string[] } | undefined;

@@ -45,12 +45,14 @@ export class FlowCalls {
       // Reads, prompts and completions are told apart from tool calls by their `kind`, each with its own message.
       dispatch: (request, context) => {
         if (!('kind' in context)) return this.dispatchCall(request, context);
+        if (context.relay) return this.relay().sendContent(request, context);
         if (!options.executeContent) throw new Error('this endpoint has no flow for resources and prompts');
         options.executeContent(request.executionId, context);
       },
       onAbandoned: (executionId, reason, context) => {
-        if ('kind' in context) return options.onContentAbandoned?.(executionId, reason, context);
-        this.abandonCall(executionId, reason, context);
+        if (!('kind' in context)) return this.abandonCall(executionId, reason, context);
+        if (context.relay) this.edges?.withdraw(executionId, reason);
+        else options.onContentAbandoned?.(executionId, reason, context);
       },
     });
     if (options.maxTasks !== undefined) {
@@ -66,8 +68,12 @@ export class FlowCalls {
   /** A tool call, or a task's round, goes to this endpoint's flow, or to the edge site of a relayed tool. */
   private dispatchCall(request: ExecutionRequest, context: ExecutionContext): void {
     if (!context.relay) return this.options.execute(request, context);
+    this.relay().send(request, context.relay, context, context.protocolVersion);
+  }
+
+  private relay(): EdgeRelay {
     if (!this.edges) throw new Error('this endpoint relays to no edge sites');
-    this.edges.send(request, context.relay, context, context.protocolVersion);
+    return this.edges;
   }
 
   /** A relayed call ran on an edge: that edge's flow is the one to tell. */
@@ -98,6 +104,11 @@ export class FlowCalls {
   /** A call under an id chosen elsewhere (a hub's, for a call relayed to this edge). Throws CapacityError when full. */
   beginAs(options: BeginOptions<ExecutionContext, CallStream>): Promise<ExecutionOutcome> {
     return this.broker.begin(options);
+  }
+
+  /** A read, prompt or completion under a hub's id, relayed to this edge. Throws CapacityError when full. */
+  beginContentAs(executionId: string, call: ContentCall, timeoutMs: number): Promise<ExecutionOutcome> {
+    return this.broker.begin({ ...brokerFieldsOf(call), executionId, timeoutMs, context: call });
   }
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
@@ -156,7 +167,10 @@ export class FlowCalls {
   /** An edge site went away: its pending calls and tasks end now with `message`, not at their time limits. */
   failRelayed(site: string, message: string): void {
     const failure = { result: { content: [{ type: 'text', text: message }], isError: true } };
-    for (const id of this.broker.findWhere((context) => !('kind' in context) && context.relay?.site === site)) this.broker.settle(id, failure);
+    for (const id of this.broker.findWhere((context) => context.relay?.site === site)) {
+      // A read, prompt or completion ends with a JSON-RPC error saying why; a tool call with a tool error.
+      this.broker.settle(id, 'kind' in this.broker.find(id)!.context ? { error: message } : failure);
+    }
     for (const id of this.taskBroker?.findWhere((context) => context.relay?.site === site) ?? []) this.taskBroker!.settle(id, failure);
   }
 

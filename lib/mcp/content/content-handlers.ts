@@ -81,6 +81,7 @@ export function registerContentHandlers(
           argument: { name: argument.name, value: argument.value },
           ...(others ? { arguments: { ...others } } : {}),
           context: contentContextOf(deps, exchange, what),
+          ...(target.relay ? { relay: target.relay } : {}),
         };
         const label = `Completion of "${argument.name}" for ${ref.type === 'ref/prompt' ? `prompt "${ref.name}"` : `resource template ${ref.uri}`}`;
         const outcome = await beginContent(deps, call, target.timeoutMs, exchange.signal);

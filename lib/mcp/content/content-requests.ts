@@ -99,7 +99,7 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
       return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text, ...(resource.appMeta ? { _meta: resource.appMeta } : {}) }] };
     }
     seen.mode = 'flow';
-    const call: ContentCall = { kind: 'resource-read', uri, variables, context: contentContextOf(deps, exchange, { resource: resource.uri }) };
+    const call: ContentCall = { kind: 'resource-read', uri, variables, context: contentContextOf(deps, exchange, { resource: resource.uri }), ...(resource.relay ? { relay: resource.relay } : {}) };
     // The URI is the read's only argument, and the state is bound to it through the target.
     const outcome = await askingRun(deps, call, resource.timeoutMs, exchange, { target: `resource:${uri}`, arguments: () => NO_ARGUMENTS }, `Resource ${uri}`, seen);
     if (outcome.kind === 'asked') return outcome.result as unknown as ReadResourceResult;
@@ -130,7 +130,7 @@ export function getPrompt(deps: ContentHandlerDependencies, catalog: ContentCata
     if (problem) throw failed('invalid_arguments', new ProtocolError(ProtocolErrorCode.InvalidParams, problem));
     const values = given as Record<string, string>;
     if (prompt.template) return renderPrompt(prompt, values);
-    const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contentContextOf(deps, exchange, { prompt: name }) };
+    const call: ContentCall = { kind: 'prompt-get', name, arguments: values, context: contentContextOf(deps, exchange, { prompt: name }), ...(prompt.relay ? { relay: prompt.relay } : {}) };
     // The values as they came (string values: a shallow copy is a whole one), whatever the flow does with its own.
     const asGiven = { ...values };
     const outcome = await askingRun(deps, call, prompt.timeoutMs, exchange, { target: `prompt:${name}`, arguments: () => argumentsDigest(asGiven) }, `Prompt "${name}"`, seen);

@@ -11,6 +11,17 @@ export interface ContentContext extends CallerIdentity {
   readonly prompt?: string;
   readonly protocolVersion: string;
   readonly requestId: string | number;
+  /** Set on an edge for a read, prompt or completion a hub relayed: the hub endpoint it came through. */
+  readonly relayedFrom?: string;
+}
+
+/**
+ * Where a hub's read, prompt or completion of an edge's item goes: the site, and the item's name
+ * there (its own URI or template text, or its prompt name). Never reaches a local flow.
+ */
+export interface ContentRelay {
+  readonly site: string;
+  readonly name: string;
 }
 
 /** What a completion is for, as the client named it. */
@@ -18,8 +29,8 @@ export type CompletionRef = { readonly type: 'ref/prompt'; readonly name: string
 
 /** A read, prompt or completion the flow answers; the flow-server node turns it into a message. */
 export type ContentCall =
-  | { readonly kind: 'resource-read'; readonly uri: string; readonly variables: Record<string, string>; readonly context: ContentContext; readonly input?: RoundInput }
-  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string>; readonly context: ContentContext; readonly input?: RoundInput }
+  | { readonly kind: 'resource-read'; readonly uri: string; readonly variables: Record<string, string>; readonly context: ContentContext; readonly input?: RoundInput; readonly relay?: ContentRelay }
+  | { readonly kind: 'prompt-get'; readonly name: string; readonly arguments: Record<string, string>; readonly context: ContentContext; readonly input?: RoundInput; readonly relay?: ContentRelay }
   | {
       readonly kind: 'completion';
       readonly ref: CompletionRef;
@@ -27,6 +38,7 @@ export type ContentCall =
       /** Values of the other arguments or variables the client already has, when it sent them. */
       readonly arguments?: Record<string, string>;
       readonly context: ContentContext;
+      readonly relay?: ContentRelay;
     };
 
 export type ContentKind = 'resource' | 'prompt' | 'completion';

@@ -2,6 +2,7 @@ import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotoc
 import { parseAllowedGroups } from '../../access/allowed-groups.js';
 import { parseRequiredScopes } from '../../access/required-scopes.js';
 import { McpPaletteError } from '../../core/errors.js';
+import type { ContentRelay } from './content-types.js';
 import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { splitValues, type CompletionValues } from './completion-values.js';
 
@@ -48,6 +49,8 @@ export interface PromptDefinition {
   readonly allowedGroups?: readonly string[];
   /** Scopes a caller's token must carry to get it: a token without one gets the step-up challenge. */
   readonly requiredScopes?: readonly string[];
+  /** Set on a hub for an edge site's item: the edge answers it (lib/edge/edge-hub.ts). */
+  readonly relay?: ContentRelay;
 }
 
 /** Same rule as tool names: clients turn prompt names into commands. */

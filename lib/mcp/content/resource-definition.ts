@@ -5,6 +5,7 @@ export type ResourceTemplateListing = ListResourceTemplatesResult['resourceTempl
 import { parseAllowedGroups } from '../../access/allowed-groups.js';
 import { parseRequiredScopes } from '../../access/required-scopes.js';
 import { McpPaletteError } from '../../core/errors.js';
+import type { ContentRelay } from './content-types.js';
 import { listedName, optionalText, parseBinding, parseTimeout, type ToolBinding } from '../tool-definition.js';
 import { parseCompletionLines, splitValues, type CompletionValues } from './completion-values.js';
 import { isFixedUri, isUriTemplate, parseUriTemplate, UriTemplateError, type UriTemplate } from './uri-template.js';
@@ -58,6 +59,8 @@ export interface ResourceDefinition {
   readonly requiredScopes?: readonly string[];
   /** Set for an MCP Apps view (app-view.ts): the `_meta` every read's contents carry, whatever the flow sent. */
   readonly appMeta?: Readonly<Record<string, unknown>>;
+  /** Set on a hub for an edge site's item: the edge answers it (lib/edge/edge-hub.ts). */
+  readonly relay?: ContentRelay;
 }
 
 /** `type/subtype`, optionally with parameters (RFC 6838 token characters). */

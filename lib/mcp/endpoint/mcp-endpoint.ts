@@ -6,6 +6,7 @@ import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
 import type { InputAsk } from '../../input/input-requests.js';
 import type { EdgeRelay, LogDelivery, ProgressDelivery } from '../calls/call-types.js';
 import { runRelayedCall, type RelayedCall } from '../calls/relayed-call.js';
+import { runRelayedContent, type RelayedContent } from '../content/relayed-content.js';
 import type { RelayReply } from '../../edge/edge-agent.js';
 import type { LogLine, ProgressReport } from '../call-stream.js';
 import type { ContentCatalog } from '../content/content-catalog.js';
@@ -156,6 +157,14 @@ export class McpEndpoint {
     return this.parts.deployed.content.findResource(uri) ? this.parts.streams.resourceUpdated(uri) : 'unknown';
   }
 
+  /**
+   * A hub's site says one of its resources changed (`uri` already the hub's): told to the streams that
+   * watch it only when the URI reaches that site's resource here, so no site speaks for another's or a local one.
+   */
+  relayedResourceUpdated(site: string, uri: string): UpdateDelivery {
+    return this.parts.deployed.content.findResource(uri)?.resource.relay?.site === site ? this.parts.streams.resourceUpdated(uri) : 'unknown';
+  }
+
   // The flow's messages about pending calls (lib/mcp/endpoint-controller.ts routes them here).
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */
@@ -196,6 +205,11 @@ export class McpEndpoint {
   /** One round of a call a hub relayed to this edge endpoint; undefined when the hub withdrew it (nobody waits). */
   runRelayed(call: RelayedCall): Promise<RelayReply | undefined> {
     return runRelayedCall(this.path, this.parts.deployed.tools, this.parts.flowCalls, call);
+  }
+
+  /** A read, prompt or completion a hub relayed to this edge endpoint; undefined when the hub withdrew it. */
+  runRelayedContent(call: RelayedContent): Promise<RelayReply | undefined> {
+    return runRelayedContent(this.path, this.parts.deployed.content, this.parts.flowCalls, call);
   }
 
   /** The hub withdrew a relayed call: the flow gets `mcp-tool-cancel` (reason `cancelled`). */
