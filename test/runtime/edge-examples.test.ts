@@ -1,7 +1,8 @@
 // examples/edge-hub.json and examples/edge-site.json deployed as a user imports them (runtime ports
 // moved, both in one Node-RED for the test) with a real Redis named by MCP_REDIS_URL: the hub serves
 // its own tool and, relayed through Redis, the edge's open_valve, whose flow logs the hub endpoint
-// the call came through, and calibrate_line, a long job whose progress and log lines cross too. Redis going away withdraws the edge tool while the hub's own tool keeps
+// the call came through, calibrate_line, a long job whose progress and log lines cross too, and the
+// site's manual (a resource) and maintenance report prompt. Redis going away withdraws the edge tool while the hub's own tool keeps
 // working, and its return brings the edge tool back. Without MCP_REDIS_URL the hub endpoint does not
 // start and says why.
 import assert from 'node:assert/strict';
@@ -92,6 +93,22 @@ describe(`the edge-hub and edge-site examples on ${nodeRedPackage}`, () => {
       assert.deepEqual(progress, [1, 2, 3, 4].map((done) => ({ progress: done, total: 4, message: `Sensor ${done} of 4 calibrated` })));
       assert.deepEqual(lines.map((line: any) => line.sensor), [1, 2, 3, 4]);
       assert.doesNotMatch(nodeRed.output().slice(since), /\[(error|warn)\]/, 'the examples log no error or warning');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves the edge's manual and its maintenance report prompt on the hub under the site's names", async () => {
+    const client = await connect(hubUrl, 'modern');
+    try {
+      await untilTools(client, (names) => names.includes(EDGE_TOOL), 'the edge tool never appeared');
+      const manual = await client.readResource({ uri: 'edge://plant-a/plant://press-line-a/manual' });
+      assert.equal(manual.contents[0]!.mimeType, 'text/markdown');
+      assert.match(String((manual.contents[0] as { text: string }).text), /^# Press line A/);
+      const valves = await client.complete({ ref: { type: 'ref/prompt', name: 'plant-a.maintenance_report' }, argument: { name: 'valve', value: 'V' } });
+      assert.deepEqual(valves.completion.values, ['V1', 'V2', 'V3']);
+      const report = await client.getPrompt({ name: 'plant-a.maintenance_report', arguments: { valve: 'V2' } });
+      assert.match(String((report.messages[0]!.content as { text: string }).text), /^Draft a maintenance report for valve V2 of press line A/);
     } finally {
       await client.close();
     }
