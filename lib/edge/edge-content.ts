@@ -1,8 +1,10 @@
+import { describeError } from '../core/errors.js';
 import { isPlainObject } from '../core/is-plain-object.js';
-import type { ContentRelay } from '../mcp/content/content-types.js';
+import type { ContentCall, ContentRelay } from '../mcp/content/content-types.js';
 import { parsePromptConfig, type PromptDefinition } from '../mcp/content/prompt-definition.js';
 import { parseResourceConfig, type ResourceDefinition } from '../mcp/content/resource-definition.js';
-import type { EdgePrompt, EdgeResource } from './edge-protocol.js';
+import { edgeUri, hubToolName, hubUri } from './edge-naming.js';
+import type { Announcement, EdgePrompt, EdgeResource, RelayedContentRequest } from './edge-protocol.js';
 
 /**
  * An edge's resources and prompts as a hub serves them: built from what the edge announced through
@@ -20,6 +22,76 @@ export function isOffered(item: ResourceDefinition | PromptDefinition): boolean 
   return !item.allowedGroups && !item.requiredScopes && !item.relay && !('appMeta' in item && item.appMeta);
 }
 
+/** How a hub names one site's items: its *Naming* (prompts) and *URI naming* (resources). */
+export interface SiteNaming {
+  readonly site: string;
+  readonly naming: string;
+  readonly uriNaming: string;
+}
+
+/**
+ * A site's resources and prompts as the hub serves them, named and checked as declared ones are (an
+ * edge is untrusted input): one that fails is left out and told to `refuse`, the rest are served.
+ * Reads, prompts and flow completions go to the edge; completion lists set in its editor are answered
+ * on the hub.
+ */
+export function siteContent(
+  announcement: Announcement,
+  { site, naming, uriNaming }: SiteNaming,
+  allowedGroups: readonly string[] | undefined,
+  refuse: (line: string) => void,
+): { resources: ResourceDefinition[]; prompts: PromptDefinition[] } {
+  const resources = new Map<string, ResourceDefinition>();
+  const prompts = new Map<string, PromptDefinition>();
+  for (const offered of announcement.resources ?? []) {
+    // Only text is an address: a listing the protocol let through with `uri: null` names its template.
+    const listing = offered.listing as { uri?: unknown; uriTemplate?: unknown };
+    const own = String(typeof listing.uri === 'string' ? listing.uri : listing.uriTemplate);
+    try {
+      const resource = resourceOf(hubUri(uriNaming, site, own), offered, { site, name: own }, allowedGroups);
+      if (resources.has(resource.uri)) throw new Error('it is announced twice');
+      resources.set(resource.uri, resource);
+    } catch (error) {
+      refuse(`resource ${JSON.stringify(String(own).slice(0, 128))} of site ${site} was refused: ${describeError(error)}`);
+    }
+  }
+  for (const offered of announcement.prompts ?? []) {
+    const own = offered.listing.name;
+    try {
+      const prompt = promptOf(hubToolName(naming, site, own), offered, { site, name: own }, allowedGroups);
+      if (prompts.has(prompt.name)) throw new Error('it is announced twice');
+      prompts.set(prompt.name, prompt);
+    } catch (error) {
+      refuse(`prompt ${JSON.stringify(own.slice(0, 128))} of site ${site} was refused: ${describeError(error)}`);
+    }
+  }
+  return { resources: [...resources.values()], prompts: [...prompts.values()] };
+}
+
+/**
+ * A hub's read, prompt or completion of a site's item as the edge names it: its own URI (the hub's
+ * concrete URI with the naming's fixed text taken off), prompt name or template text.
+ */
+export function edgeRequestOf(call: ContentCall, site: string, uriNaming: string): RelayedContentRequest {
+  const name = call.relay!.name;
+  switch (call.kind) {
+    case 'resource-read': {
+      const uri = edgeUri(uriNaming, site, call.uri);
+      if (uri === undefined) throw new Error(`${call.uri} is not a URI of site ${site}`);
+      return { kind: 'resource-read', uri };
+    }
+    case 'prompt-get':
+      return { kind: 'prompt-get', name, arguments: call.arguments };
+    case 'completion':
+      return {
+        kind: 'completion',
+        ref: call.ref.type === 'ref/prompt' ? { type: 'ref/prompt', name } : { type: 'ref/resource', uri: name },
+        argument: call.argument,
+        ...(call.arguments ? { arguments: call.arguments } : {}),
+      };
+  }
+}
+
 /** A resource of an edge under its hub URI (or template); throws what a declared one would. */
 export function resourceOf(uri: string, offered: EdgeResource, relay: ContentRelay, allowedGroups: readonly string[] | undefined): ResourceDefinition {
   const listing = offered.listing as Record<string, unknown>;
@@ -29,13 +101,14 @@ export function resourceOf(uri: string, offered: EdgeResource, relay: ContentRel
     uri,
     title: listing['title'] ?? '',
     description: listing['description'] ?? '',
-    // Blank: the edge serves it without a MIME type (undefined would read as the editor's default).
-    mimeType: listing['mimeType'] ?? '',
+    // Blank: the edge serves it without a MIME type (undefined would read as the editor's default); a
+    // value that is no text is judged as text, and refused.
+    mimeType: listing['mimeType'] === undefined ? '' : String(listing['mimeType']),
     source: 'flow',
     flowCompletions: (offered.flowCompletions ?? []).join(','),
     size: listing['size'],
     audience: audienceOf(annotations['audience']),
-    priority: annotations['priority'],
+    priority: decimal(annotations['priority']),
     endpoint: '*',
     timeout: seconds(offered.timeoutMs),
   });
@@ -84,6 +157,14 @@ function audienceOf(value: unknown): string {
   const assistant = value.includes('assistant');
   if (value.length !== Number(user) + Number(assistant)) return 'invalid';
   return user && assistant ? 'both' : user ? 'user' : assistant ? 'assistant' : '';
+}
+
+/**
+ * A number as the editor would have saved it: JSON writes a priority below 0.000001 with an exponent
+ * (1e-7), which the editor's decimal check refuses though the edge accepted it.
+ */
+function decimal(value: unknown): unknown {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(20).replace(/\.?0+$/, '') : value;
 }
 
 function seconds(ms: number): string {

@@ -5,15 +5,15 @@ import type { Logger } from '../core/logger.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import type { Store } from '../storage/store.js';
-import { DEFAULT_EDGE_URI_NAMING, edgeUri, hubToolName, hubUri } from './edge-naming.js';
+import { DEFAULT_EDGE_URI_NAMING, hubToolName, hubUri } from './edge-naming.js';
 import type { ContentCall } from '../mcp/content/content-types.js';
 import type { PromptDefinition } from '../mcp/content/prompt-definition.js';
 import type { ResourceDefinition } from '../mcp/content/resource-definition.js';
-import { promptOf, qualifyContents, qualifyMessages, resourceOf } from './edge-content.js';
+import { edgeRequestOf, qualifyContents, qualifyMessages, siteContent } from './edge-content.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
 import type { InputAsk } from '../input/input-requests.js';
 import { isLogLevel } from '../mcp/log-levels.js';
-import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type ContentCallMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller, type RelayedContentRequest } from './edge-protocol.js';
+import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type ContentCallMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller } from './edge-protocol.js';
 
 /** A tool of an edge as the hub serves it: where to send its calls. */
 export interface RelayTarget {
@@ -180,7 +180,7 @@ export class EdgeHub {
   sendContent(request: ExecutionRequest, call: ContentCall): void {
     const target = call.relay!;
     const site = this.liveSite(target.site);
-    const relayed = this.edgeRequest(call, target.site, target.name);
+    const relayed = edgeRequestOf(call, target.site, this.uriNaming);
     const message: ContentCallMessage = {
       t: 'content',
       id: request.executionId,
@@ -192,25 +192,6 @@ export class EdgeHub {
       ...(call.kind !== 'completion' && call.input !== undefined ? { input: call.input } : {}),
     };
     this.dispatch(request.executionId, target.site, site, message, call.kind);
-  }
-
-  private edgeRequest(call: ContentCall, siteName: string, name: string): RelayedContentRequest {
-    switch (call.kind) {
-      case 'resource-read': {
-        const uri = edgeUri(this.uriNaming, siteName, call.uri);
-        if (uri === undefined) throw new Error(`${call.uri} is not a URI of site ${siteName}`);
-        return { kind: 'resource-read', uri };
-      }
-      case 'prompt-get':
-        return { kind: 'prompt-get', name, arguments: call.arguments };
-      case 'completion':
-        return {
-          kind: 'completion',
-          ref: call.ref.type === 'ref/prompt' ? { type: 'ref/prompt', name } : { type: 'ref/resource', uri: name },
-          argument: call.argument,
-          ...(call.arguments ? { arguments: call.arguments } : {}),
-        };
-    }
   }
 
   /** The live site a call goes to, or the reason it cannot go (thrown: the broker ends the call with it). */
@@ -291,7 +272,8 @@ export class EdgeHub {
       return;
     }
     const tools = this.build(siteName, message);
-    const { resources, prompts } = this.buildContent(siteName, message);
+    const naming = { site: siteName, naming: this.options.naming, uriNaming: this.uriNaming };
+    const { resources, prompts } = siteContent(message, naming, this.options.siteGroups?.get(siteName), (line) => this.refuse(siteName, line));
     this.sites.set(siteName, {
       instance: message.instance,
       previousInstance: known?.previousInstance,
@@ -327,38 +309,6 @@ export class EdgeHub {
     for (const id of ended) {
       this.end(id, `Site ${siteName} restarted before answering: the edge Node-RED the call was sent to was replaced by a new instance.`);
     }
-  }
-
-  /**
-   * The site's resources and prompts, named and checked as declared ones are (an edge is untrusted
-   * input): one that fails is left out and said, the rest are served. Reads, prompts and flow
-   * completions go to the edge; completion lists set in its editor are answered here.
-   */
-  private buildContent(siteName: string, announcement: Announcement): { resources: ResourceDefinition[]; prompts: PromptDefinition[] } {
-    const allowedGroups = this.options.siteGroups?.get(siteName);
-    const resources = new Map<string, ResourceDefinition>();
-    const prompts = new Map<string, PromptDefinition>();
-    for (const offered of announcement.resources ?? []) {
-      const own = 'uri' in offered.listing ? offered.listing.uri : offered.listing.uriTemplate;
-      try {
-        const resource = resourceOf(hubUri(this.uriNaming, siteName, own), offered, { site: siteName, name: own }, allowedGroups);
-        if (resources.has(resource.uri)) throw new Error('it is announced twice');
-        resources.set(resource.uri, resource);
-      } catch (error) {
-        this.refuse(siteName, `resource ${JSON.stringify(String(own).slice(0, 128))} of site ${siteName} was refused: ${describeError(error)}`);
-      }
-    }
-    for (const offered of announcement.prompts ?? []) {
-      const own = offered.listing.name;
-      try {
-        const prompt = promptOf(hubToolName(this.options.naming, siteName, own), offered, { site: siteName, name: own }, allowedGroups);
-        if (prompts.has(prompt.name)) throw new Error('it is announced twice');
-        prompts.set(prompt.name, prompt);
-      } catch (error) {
-        this.refuse(siteName, `prompt ${JSON.stringify(own.slice(0, 128))} of site ${siteName} was refused: ${describeError(error)}`);
-      }
-    }
-    return { resources: [...resources.values()], prompts: [...prompts.values()] };
   }
 
   /**

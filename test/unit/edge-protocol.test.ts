@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_ANNOUNCEMENT_BYTES, MAX_ANSWER_BYTES, MAX_EDGE_TOOLS, MAX_NOTE_BYTES, parseEdgeBound, parseHubBound, SITE_PATTERN, siteChannel } from '../../lib/edge/edge-protocol.js';
+import { MAX_ANNOUNCEMENT_BYTES, MAX_ANSWER_BYTES, MAX_ANSWER_ERROR_LENGTH, MAX_EDGE_PROMPTS, MAX_EDGE_RESOURCES, MAX_EDGE_TOOLS, MAX_NOTE_BYTES, MAX_UPDATED_URI_LENGTH, parseEdgeBound, parseHubBound, SITE_PATTERN, siteChannel } from '../../lib/edge/edge-protocol.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import { renderStoreKey } from '../../lib/storage/store-arguments.js';
 
@@ -202,5 +202,167 @@ describe('questions an edge flow asks the client, and the rounds that bring the 
       assert.ok(read.ok && read.value.t === 'call');
       assert.equal(read.value.input, undefined, JSON.stringify(odd));
     }
+  });
+});
+
+describe("an edge's resources, prompts and resource updates on the announce channel", () => {
+  const fixed = (uri = 'plant://line-1/status', extra: Record<string, unknown> = {}) => ({ listing: { uri, name: 'status', mimeType: 'application/json' }, timeoutMs: 30_000, ...extra });
+  const template = (extra: Record<string, unknown> = {}) => ({ listing: { uriTemplate: 'sensors://{line}/readings', name: 'readings' }, timeoutMs: 10_000, ...extra });
+  const prompt = (extra: Record<string, unknown> = {}) => ({ listing: { name: 'summary', arguments: [{ name: 'line', required: true }] }, timeoutMs: 30_000, ...extra });
+  const parse = (text: string) => parseHubBound(text, 'plant-a', 'announce');
+
+  it('reads an announcement with resources, templates and prompts, with their completions', () => {
+    const resources = [fixed(), template({ completions: { line: ['line-1', 'line-2'] }, flowCompletions: [] })];
+    const prompts = [prompt({ flowCompletions: ['line'] })];
+    assert.deepEqual(parse(announcement({ resources, prompts })), { ok: true, value: { t: 'announce', site: 'plant-a', instance: 'i1', tools: [tool('x')], resources, prompts } });
+    // An edge of before content was relayed says neither; empty lists read the same.
+    for (const fields of [{}, { resources: [], prompts: [] }]) {
+      const parsed = parse(announcement(fields));
+      assert.ok(parsed.ok && parsed.value.t === 'announce');
+      assert.equal('resources' in parsed.value, false);
+      assert.equal('prompts' in parsed.value, false);
+    }
+  });
+
+  it('takes 200 resources and 200 prompts, and refuses 201 of either', () => {
+    const many = (count: number, item: (index: number) => unknown) => Array.from({ length: count }, (_, index) => item(index));
+    assert.ok(parse(announcement({ resources: many(MAX_EDGE_RESOURCES, (index) => fixed(`plant://r/${index}`)) })).ok);
+    assert.ok(parse(announcement({ prompts: many(MAX_EDGE_PROMPTS, (index) => prompt({ listing: { name: `p${index}` } })) })).ok);
+    assert.equal(problemOf(parse(announcement({ resources: many(MAX_EDGE_RESOURCES + 1, (index) => fixed(`plant://r/${index}`)) }))), `resources must be an array of at most ${MAX_EDGE_RESOURCES}`);
+    assert.equal(problemOf(parse(announcement({ prompts: many(MAX_EDGE_PROMPTS + 1, (index) => prompt({ listing: { name: `p${index}` } })) }))), `prompts must be an array of at most ${MAX_EDGE_PROMPTS}`);
+    assert.equal(problemOf(parse(announcement({ resources: { 0: fixed() } }))), 'resources must be an array of at most 200');
+  });
+
+  it('refuses a resource or prompt without its listing, address, name or time limit, naming the field and index', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ resources: [fixed(), { listing: { name: 'nowhere' }, timeoutMs: 1 }] }, 'resources[1] has no listing with a name and a URI'],
+      [{ resources: [{ listing: { name: 'odd', uri: 5 }, timeoutMs: 1 }] }, 'resources[0] has no listing with a name and a URI'],
+      [{ resources: [{ listing: { uri: 'plant://a' }, timeoutMs: 1 }] }, 'resources[0] has no listing with a name and a URI'],
+      [{ resources: [{ timeoutMs: 1 }] }, 'resources[0] has no listing with a name and a URI'],
+      [{ resources: ['plant://a'] }, 'resources[0] has no listing with a name and a URI'],
+      [{ prompts: [{ listing: { title: 'Summary' }, timeoutMs: 1 }] }, 'prompts[0] has no listing with a name'],
+      [{ prompts: [{ listing: { name: 7 }, timeoutMs: 1 }] }, 'prompts[0] has no listing with a name'],
+      [{ resources: [fixed(), fixed('plant://b', { timeoutMs: undefined })] }, 'resources[1] needs timeoutMs'],
+      [{ resources: [fixed('plant://b', { timeoutMs: 0 })] }, 'resources[0] needs timeoutMs'],
+      [{ prompts: [prompt({ timeoutMs: '30000' })] }, 'prompts[0] needs timeoutMs'],
+      [{ prompts: [prompt({ timeoutMs: Number.POSITIVE_INFINITY })] }, 'prompts[0] needs timeoutMs'],
+    ];
+    for (const [fields, problem] of cases) assert.equal(problemOf(parse(announcement(fields))), problem, JSON.stringify(fields).slice(0, 120));
+  });
+
+  it('refuses completions that are not lists of short strings, naming the item', () => {
+    const cases: Array<Record<string, unknown>> = [
+      { completions: ['line-1'] },
+      { completions: { line: 'line-1, line-2' } },
+      { completions: { line: ['line-1', 2] } },
+      { completions: { line: Array.from({ length: 1_001 }, (_, index) => `v${index}`) } },
+      { completions: { line: ['v'.repeat(1_025)] } },
+      { flowCompletions: 'line' },
+      { flowCompletions: [null] },
+    ];
+    for (const extra of cases) {
+      assert.equal(problemOf(parse(announcement({ resources: [template(extra)] }))), 'resources[0] has completions that are not lists of strings', JSON.stringify(extra).slice(0, 80));
+      assert.equal(problemOf(parse(announcement({ prompts: [prompt(), prompt(extra)] }))), 'prompts[1] has completions that are not lists of strings', JSON.stringify(extra).slice(0, 80));
+    }
+    // At the limits: 1000 values, each up to 1024 characters.
+    assert.ok(parse(announcement({ resources: [template({ completions: { line: Array.from({ length: 1_000 }, (_, index) => `v${index}`) } })] })).ok);
+    assert.ok(parse(announcement({ resources: [template({ completions: { line: ['v'.repeat(1_024)] } })] })).ok);
+  });
+
+  it('reads a resource update of the site, and refuses one naming another site, without a URI or with one over 2048 characters', () => {
+    const update = (fields: Record<string, unknown> = {}) => JSON.stringify({ t: 'updated', site: 'plant-a', instance: 'i1', uri: 'plant://line-1/status', ...fields });
+    assert.deepEqual(parse(update()), { ok: true, value: { t: 'updated', site: 'plant-a', instance: 'i1', uri: 'plant://line-1/status' } });
+    // Only what the hub uses is kept.
+    assert.deepEqual(parse(update({ extra: 'x' })), { ok: true, value: { t: 'updated', site: 'plant-a', instance: 'i1', uri: 'plant://line-1/status' } });
+    assert.equal(problemOf(parse(update({ site: 'plant-b' }))), 'it names site "plant-b" on the channel of site plant-a');
+    assert.equal(problemOf(parse(update({ instance: '' }))), 'no instance');
+    const longest = `plant://x/${'u'.repeat(MAX_UPDATED_URI_LENGTH - 'plant://x/'.length)}`;
+    assert.equal(longest.length, MAX_UPDATED_URI_LENGTH);
+    assert.ok(parse(update({ uri: longest })).ok);
+    for (const uri of [`${longest}u`, '', 5, undefined]) {
+      assert.equal(problemOf(parse(update({ uri }))), `a resource update needs a URI of at most ${MAX_UPDATED_URI_LENGTH} characters`, String(uri).slice(0, 20));
+    }
+    // An update is said on the announce channel only: on the answers channel it is no answer.
+    assert.match(problemOf(parseHubBound(update(), 'plant-a', 'answers')), /needs t "answer" and an id/);
+  });
+
+  it("keeps an answer's error, cut to 2000 characters, and ignores one that is not text", () => {
+    const answer = (error: unknown) => parseHubBound(JSON.stringify({ t: 'answer', id: 'abc', result: null, error }), 'plant-a', 'answers');
+    assert.deepEqual(answer('Prompt "summary" failed: no data'), { ok: true, value: { t: 'answer', id: 'abc', result: null, error: 'Prompt "summary" failed: no data' } });
+    const long = answer('e'.repeat(MAX_ANSWER_ERROR_LENGTH + 500));
+    assert.ok(long.ok && long.value.t === 'answer');
+    assert.equal(long.value.error, 'e'.repeat(MAX_ANSWER_ERROR_LENGTH));
+    const odd = answer({ message: 'no' });
+    assert.ok(odd.ok && odd.value.t === 'answer');
+    assert.equal('error' in odd.value, false);
+  });
+});
+
+describe('reads, prompts and completions a hub sends an edge', () => {
+  const content = (request: unknown, fields: Record<string, unknown> = {}) =>
+    JSON.stringify({ t: 'content', id: 'c1', instance: 'i1', request, caller: { subject: 's', groups: ['ops'] }, hub: '/hub', protocolVersion: '2026-07-28', ...fields });
+  const requestOf = (text: string) => {
+    const parsed = parseEdgeBound(text);
+    assert.ok(parsed.ok && parsed.value.t === 'content', text);
+    return parsed.value;
+  };
+
+  it('reads a resource read with the edge URI, and what came with it', () => {
+    assert.deepEqual(parseEdgeBound(content({ kind: 'resource-read', uri: 'plant://line-1/status' })), {
+      ok: true,
+      value: { t: 'content', id: 'c1', instance: 'i1', request: { kind: 'resource-read', uri: 'plant://line-1/status' }, caller: { subject: 's', groups: ['ops'] }, hub: '/hub', protocolVersion: '2026-07-28' },
+    });
+    const round = requestOf(content({ kind: 'resource-read', uri: 'plant://a' }, { input: { round: 1, inputResponses: { ok: { action: 'accept', content: {} } } }, caller: 'root', hub: undefined }));
+    assert.deepEqual(round.input, { round: 1, inputResponses: { ok: { action: 'accept', content: {} } } });
+    assert.deepEqual(round.caller, {});
+    assert.equal(round.hub, '');
+  });
+
+  it('reads a prompt with string arguments only', () => {
+    assert.deepEqual(requestOf(content({ kind: 'prompt-get', name: 'summary', arguments: { line: 'line-1' } })).request, { kind: 'prompt-get', name: 'summary', arguments: { line: 'line-1' } });
+    assert.deepEqual(requestOf(content({ kind: 'prompt-get', name: 'summary', arguments: {} })).request, { kind: 'prompt-get', name: 'summary', arguments: {} });
+  });
+
+  it('reads a completion for a prompt and for a resource template, with the other arguments when they are text', () => {
+    assert.deepEqual(requestOf(content({ kind: 'completion', ref: { type: 'ref/prompt', name: 'summary' }, argument: { name: 'line', value: 'li' }, arguments: { shift: 'night' } })).request, {
+      kind: 'completion',
+      ref: { type: 'ref/prompt', name: 'summary' },
+      argument: { name: 'line', value: 'li' },
+      arguments: { shift: 'night' },
+    });
+    assert.deepEqual(requestOf(content({ kind: 'completion', ref: { type: 'ref/resource', uri: 'sensors://{line}/readings', name: 'dropped' }, argument: { name: 'line', value: '' } })).request, {
+      kind: 'completion',
+      ref: { type: 'ref/resource', uri: 'sensors://{line}/readings' },
+      argument: { name: 'line', value: '' },
+    });
+    // Other arguments that are not all text are left out, not taken as they are.
+    const odd = requestOf(content({ kind: 'completion', ref: { type: 'ref/prompt', name: 'summary' }, argument: { name: 'line', value: 'l' }, arguments: { shift: 3 } })).request;
+    assert.equal('arguments' in odd, false);
+  });
+
+  it('refuses a content call that is not a read, prompt or completion as they are shaped', () => {
+    const requests: unknown[] = [
+      undefined,
+      'resource-read',
+      { kind: 'resource-write', uri: 'plant://a' },
+      { kind: 'resource-read' },
+      { kind: 'resource-read', uri: 7 },
+      { kind: 'prompt-get', arguments: {} },
+      { kind: 'prompt-get', name: 'summary' },
+      { kind: 'prompt-get', name: 'summary', arguments: { line: 1 } },
+      { kind: 'prompt-get', name: 'summary', arguments: { line: null } },
+      { kind: 'prompt-get', name: 'summary', arguments: ['line-1'] },
+      { kind: 'completion', ref: { type: 'ref/prompt', name: 'summary' } },
+      { kind: 'completion', ref: { type: 'ref/prompt', name: 'summary' }, argument: { name: 'line' } },
+      { kind: 'completion', ref: { type: 'ref/prompt', name: 'summary' }, argument: { name: 'line', value: 5 } },
+      { kind: 'completion', ref: { type: 'ref/prompt', uri: 'sensors://{line}' }, argument: { name: 'line', value: '' } },
+      { kind: 'completion', ref: { type: 'ref/resource', name: 'summary' }, argument: { name: 'line', value: '' } },
+      { kind: 'completion', ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'line', value: '' } },
+      { kind: 'completion', argument: { name: 'line', value: '' } },
+    ];
+    for (const request of requests) {
+      assert.deepEqual(parseEdgeBound(content(request)), { ok: false, problem: 'a content call needs a read, prompt or completion' }, JSON.stringify(request));
+    }
+    assert.equal(parseEdgeBound(content({ kind: 'resource-read', uri: 'plant://a' }, { id: 5 })).ok, false);
   });
 });
