@@ -21,6 +21,10 @@
         if (item.uri) {
             $('<code class="flowmcp-content-uri"></code>').text(item.uri).appendTo(row);
         }
+        // On a hub, an edge site's item: its flow runs on that site, and it is gone while the site is.
+        if (item.site) {
+            $('<div class="flowmcp-content-site"></div>').text(kit.t("content.fromSite", { site: item.site })).appendTo(row);
+        }
         var groups = item.allowedGroups;
         $('<div class="flowmcp-content-access"></div>')
             .toggleClass("flowmcp-content-restricted", Boolean(groups))
@@ -70,7 +74,7 @@
         ".flowmcp-content-kind { color: var(--red-ui-secondary-text-color, #777); white-space: nowrap; }",
         ".flowmcp-content-name { font-weight: bold; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }",
         ".flowmcp-content-uri { display: block; overflow-wrap: anywhere; }",
-        ".flowmcp-content-access, .flowmcp-content-scopes { color: var(--red-ui-secondary-text-color, #777); }",
+        ".flowmcp-content-access, .flowmcp-content-scopes, .flowmcp-content-site { color: var(--red-ui-secondary-text-color, #777); }",
         ".flowmcp-content-restricted { color: var(--red-ui-text-color-warning, #a60); }"
     ];
     if (kit.startSidebar) {

@@ -13,6 +13,8 @@ export interface ContentAccessItem {
   readonly allowedGroups?: readonly string[];
   /** Its *Required scopes*; absent when signing in is enough. */
   readonly requiredScopes?: readonly string[];
+  /** On a hub: the edge site that serves it (absent for the endpoint's own items). */
+  readonly site?: string;
 }
 
 /**
@@ -27,8 +29,9 @@ export function contentAccess(catalog: Pick<ContentCatalog, 'items'>): ContentAc
       name: resource.name,
       uri: resource.uri,
       ...itemAccess(resource),
+      ...(resource.relay ? { site: resource.relay.site } : {}),
     })),
-    ...prompts.map((prompt) => ({ kind: 'prompt' as const, name: prompt.name, ...itemAccess(prompt) })),
+    ...prompts.map((prompt) => ({ kind: 'prompt' as const, name: prompt.name, ...itemAccess(prompt), ...(prompt.relay ? { site: prompt.relay.site } : {}) })),
   ];
 }
 

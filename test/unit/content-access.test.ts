@@ -29,4 +29,16 @@ describe('contentAccess (the sidebar sheet of resources and prompts)', () => {
     assert.equal(contentAccess(outsiders).length, 0, 'a caller view leaves it out');
     assert.deepEqual(contentAccess(whole).map((item) => item.name), ['secret']);
   });
+
+  it("names the edge site of a hub's relayed items", () => {
+    const relayed = (site: string, name: string) => ({ site, name });
+    const resource = { ...parseResourceConfig({ resourceName: 'manual', uri: 'edge://plant-a/plant://manual', endpoint: '*', source: 'flow' }), relay: relayed('plant-a', 'plant://manual') };
+    const prompt = { ...parsePromptConfig({ promptName: 'plant-a.report', endpoint: '*', source: 'flow' }), relay: relayed('plant-a', 'report') };
+    const own = parseResourceConfig({ resourceName: 'own', uri: 'hub://own', endpoint: '/ops' });
+    assert.deepEqual(contentAccess(new ContentCatalog([resource, own], [prompt])), [
+      { kind: 'resource', name: 'manual', uri: 'edge://plant-a/plant://manual', site: 'plant-a' },
+      { kind: 'resource', name: 'own', uri: 'hub://own' },
+      { kind: 'prompt', name: 'plant-a.report', site: 'plant-a' },
+    ]);
+  });
 });
