@@ -594,6 +594,29 @@ describe('a hub serving an edge\'s resources and prompts, over the real MemorySt
     assert.deepEqual(sent, []);
   });
 
+  it('ends a read pending on an edge that restarted at once, as an error naming the site, and counts content against Pending per site', async () => {
+    openHub({ maxPendingPerSite: 2 });
+    openAgent();
+    await settle();
+    const status = resourceAt('edge://plant-a/plant://line-1/status');
+    const read = (n: number) => hub!.sendContent(request(n), { kind: 'resource-read', uri: status.uri, variables: {}, context: context(), relay: status.relay! });
+    read(20);
+    read(21);
+    assert.throws(() => read(22), /site plant-a already has 2 calls pending/);
+    await settle();
+    assert.deepEqual(flow.map((handed) => handed.id), [id(20), id(21)]);
+    // A new instance of the site announces itself: the one the reads went to will never answer them.
+    await publishAnnounce({ ...announced.at(-1), instance: 'a-new-instance' });
+    assert.deepEqual(failedContent.map(([executionId]) => executionId), [id(20), id(21)]);
+    assert.match(failedContent[0]![1], /^Site plant-a restarted before answering/);
+    // A late answer from the instance before is dropped, and the slots are free again.
+    edgeCalls.settle(id(20), { result: 'late' });
+    await settle();
+    assert.deepEqual(delivered, []);
+    read(23);
+    read(24);
+  });
+
   it("relays the current instance's resource updates under the hub URI, at most 50 a second", async () => {
     openHub();
     openAgent();
