@@ -116,13 +116,48 @@ function onePortEndpoint() {
   ];
 }
 
+// The progress and asking tools (phase `relay`, Local /p1 and the edge's /ec), in one function node
+// that answers reads and prompts as CONTENT_ECHO does too: progress_0 reports one step (1 of 1) then
+// answers with its text; ask_0 asks one yes/no form in round 0 and answers with its text when the
+// answer is yes (otherwise `declined`, which the bench counts as a wrong answer).
+const ASK_REQUESTS = { go: { elicitation: { message: 'Go on?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] } } } };
+/** The bench's answer to ask_0's form. */
+export const ASK_ANSWER = Object.freeze({ go: { action: 'accept', content: { go: true } } });
+const PROGRESS_ASK = `const { executionId, toolName } = msg.payload;
+if (msg.topic === 'mcp-resource-read') return { topic: 'mcp-resource-response', payload: { executionId, contents: 'hi' } };
+if (msg.topic === 'mcp-prompt-get') return { topic: 'mcp-prompt-response', payload: { executionId, messages: [{ role: 'user', content: 'hi ' + msg.payload.arguments.who }] } };
+if (msg.topic !== 'mcp-tool-execute') return null;
+const text = msg.payload.arguments.text;
+const respond = (result) => ({ topic: 'mcp-tool-response', payload: { executionId, result } });
+if (toolName === 'progress_0') return [[{ topic: 'mcp-tool-progress', payload: { executionId, progress: 1, total: 1 } }, respond(text)]];
+if (!msg.payload.inputRound) return { topic: 'mcp-tool-input', payload: { executionId, requests: ${JSON.stringify(ASK_REQUESTS)} } };
+const reply = msg.payload.inputResponses && msg.payload.inputResponses.go;
+return respond(reply && reply.action === 'accept' && reply.content.go === true ? text : 'declined');`;
+export const PROGRESS_TOOL = 'progress_0';
+export const ASK_TOOL = 'ask_0';
+/** Local's progress and asking endpoint (phase `relay`): the reference of the relayed ones. */
+export const PROGRESS_PATH = '/p1';
+
+/** progress_0 and ask_0 (asks: elicitation) on `path`, answered by one function node (`<prefix>-flow`). */
+function progressAskNodes(prefix, path, server) {
+  return [
+    answer(`${prefix}-flow`, PROGRESS_ASK, server),
+    tool(`${prefix}-progress`, { name: PROGRESS_TOOL, endpoint: path, input: ECHO_INPUT }),
+    { ...tool(`${prefix}-ask`, { name: ASK_TOOL, endpoint: path, input: ECHO_INPUT }), asks: 'elicitation' },
+  ];
+}
+
 /**
  * Local access: /t1, /t100, /t500 (echo), /slow (held calls, `pending` slots), /ctl (heap, held,
- * release), with `content` the resource and prompt endpoints /c1 and /c500, and with `onePort` /n1
- * on Node-RED's own port.
+ * release), with `content` the resource and prompt endpoints /c1 and /c500, with `onePort` /n1
+ * on Node-RED's own port, and with `progress` /p1 (a tool that reports progress, a tool that asks).
  */
-export function localFlows(port, { pending, content = false, onePort = false }) {
+export function localFlows(port, { pending, content = false, onePort = false, progress = false }) {
   const nodes = [tab(), runtime('rt', port), ...(content ? contentEndpoints() : []), ...(onePort ? onePortEndpoint() : [])];
+  if (progress) {
+    nodes.push(flowServer('fs-p1', { runtime: 'rt', path: PROGRESS_PATH, wires: ['p1-flow'], maxConcurrent: 64, serverName: 'bench-progress' }));
+    nodes.push(...progressAskNodes('p1', PROGRESS_PATH, 'fs-p1'));
+  }
   for (const count of LOCAL_TOOL_COUNTS) {
     const path = `/t${count}`;
     nodes.push(flowServer(`fs-${count}`, { runtime: 'rt', path, wires: [`echo-${count}`], maxConcurrent: 64, serverName: `bench-${count}` }));
@@ -259,18 +294,32 @@ export function handWiredFlows() {
 
 // --- edge relaying (phase `relay`) ----------------------------------------------------------------
 // A hub Node-RED and an edge Node-RED in two processes, sharing one Redis (MCP_BENCH_REDIS_URL). The
-// edge offers the same one-node echo flow as the Local endpoints (site `plant-a`) and the flow that
-// holds calls (site `plant-b`); the hub serves them as `plant-a.echo_0` and `plant-b.hold`.
+// edge offers the same one-node echo flow as the Local endpoints (site `plant-a`), the flow that
+// holds calls (site `plant-b`), and content, progress and questions (site `plant-c`); the hub serves
+// them as `plant-a.echo_0`, `plant-b.hold`, and `edge://plant-c/bench://r-0`,
+// `edge://plant-c/bench://t/{id}`, `plant-c.p_0`, `plant-c.progress_0`, `plant-c.ask_0`.
 export const RELAY_SITE = 'plant-a';
 export const RELAY_HOLD_SITE = 'plant-b';
+export const RELAY_CONTENT_SITE = 'plant-c';
 export const RELAY_PATH = '/r1';
 export const RELAY_SLOW_PATH = '/rslow';
+/** The hub endpoint serving site plant-c: its own endpoint, so /r1 (relay-1) stays what it was. */
+export const RELAY_CONTENT_PATH = '/rc';
 export const RELAY_TOOL = `${RELAY_SITE}.echo_0`;
 export const RELAY_HOLD_TOOL = `${RELAY_HOLD_SITE}.hold`;
+/** Hub names of plant-c's items (the hub's default Naming and URI naming). */
+export const RELAY_READ_URI = `edge://${RELAY_CONTENT_SITE}/bench://r-0`;
+export const RELAY_READ_TEMPLATED_URI = `edge://${RELAY_CONTENT_SITE}/bench://t/hi`;
+export const RELAY_PROMPT = `${RELAY_CONTENT_SITE}.p_0`;
+export const RELAY_PROGRESS_TOOL = `${RELAY_CONTENT_SITE}.${PROGRESS_TOOL}`;
+export const RELAY_ASK_TOOL = `${RELAY_CONTENT_SITE}.${ASK_TOOL}`;
 
 const relayStorage = () => storage('store-redis', 'redis', 'MCP_BENCH_REDIS_URL');
 
-/** The hub: /r1 serves site plant-a (1 edge tool), /rslow site plant-b (`pending` calls at once); no local flow. */
+/**
+ * The hub: /r1 serves site plant-a (1 edge tool), /rslow site plant-b (`pending` calls at once), /rc
+ * site plant-c (a resource, a template, a prompt, progress_0 and ask_0); no local flow.
+ */
 export function relayHubFlows(port, { pending }) {
   const slots = String(Math.max(pending, 1));
   return [
@@ -279,11 +328,12 @@ export function relayHubFlows(port, { pending }) {
     relayStorage(),
     { ...flowServer('fs-r1', { runtime: 'rt', path: RELAY_PATH, maxConcurrent: 64, serverName: 'bench-hub' }), storage: 'store-redis', hubSites: RELAY_SITE, maxPendingPerSite: '64' },
     { ...flowServer('fs-rslow', { runtime: 'rt', path: RELAY_SLOW_PATH, maxConcurrent: Math.max(pending, 1), serverName: 'bench-hub-slow' }), storage: 'store-redis', hubSites: RELAY_HOLD_SITE, maxPendingPerSite: slots },
+    { ...flowServer('fs-rc', { runtime: 'rt', path: RELAY_CONTENT_PATH, maxConcurrent: 64, serverName: 'bench-hub-content' }), storage: 'store-redis', hubSites: RELAY_CONTENT_SITE, maxPendingPerSite: '64' },
     ...controlEndpoint(),
   ];
 }
 
-/** The edge: /e1 is site plant-a (echo_0, the Local endpoints' echo flow), /eslow site plant-b (hold). */
+/** The edge: /e1 is site plant-a (echo_0, the Local endpoints' echo flow), /eslow site plant-b (hold), /ec site plant-c. */
 export function relayEdgeFlows(port, { pending }) {
   return [
     tab(),
@@ -295,6 +345,13 @@ export function relayEdgeFlows(port, { pending }) {
     { ...flowServer('fs-eslow', { runtime: 'rt', path: '/eslow', wires: ['hold'], maxConcurrent: Math.max(pending, 1), serverName: 'bench-edge-slow' }), storage: 'store-redis', edgeSite: RELAY_HOLD_SITE },
     answer('hold', HOLD, 'fs-eslow'),
     tool('slow-tool', { name: 'hold', endpoint: '/eslow', input: ECHO_INPUT, timeout: 600 }),
+    // Site plant-c: the resource, template and prompt /c1 reads (bench://r-0, bench://t/{id}, p_0) and
+    // Local /p1's progress_0 and ask_0, answered by /p1's one function node (PROGRESS_ASK).
+    { ...flowServer('fs-ec', { runtime: 'rt', path: '/ec', wires: ['ec-flow'], maxConcurrent: 64, serverName: 'bench-edge-content' }), storage: 'store-redis', edgeSite: RELAY_CONTENT_SITE },
+    ...progressAskNodes('ec', '/ec', 'fs-ec'),
+    resource('ec-r-0', { uri: 'bench://r-0', endpoint: '/ec', timeout: 60 }),
+    resource('ec-t-0', { uri: READ_TEMPLATE_URI, endpoint: '/ec', timeout: 60 }),
+    prompt('ec-p-0', { name: 'p_0', endpoint: '/ec', source: 'flow', arguments: [{ name: 'who', required: true }], timeout: 60 }),
     ...controlEndpoint(),
   ];
 }

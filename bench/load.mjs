@@ -23,13 +23,18 @@ const MODERN_ENVELOPE = Object.freeze({
   'io.modelcontextprotocol/clientCapabilities': {},
 });
 
-/** Body and extra headers of one measured request, in the era under measurement. */
+/**
+ * Body and extra headers of one measured request, in the era under measurement. A `params._meta` of
+ * the caller's own (a progressToken, the client capabilities of a call that is asked) is kept; on
+ * 2026-07-28 the envelope comes first and the caller's members after it (they win).
+ */
 export function rpc(id, method, params) {
   if (ERA === 'legacy') return { body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params && { params }) }), headers: {} };
   // Mcp-Name repeats the tool or prompt name, or the URI of a resources/read.
   const name = params?.name ?? params?.uri;
   const headers = { 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method, ...(name && { 'mcp-name': name }) };
-  return { body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: MODERN_ENVELOPE } }), headers };
+  const _meta = params?._meta ? { ...MODERN_ENVELOPE, ...params._meta } : MODERN_ENVELOPE;
+  return { body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } }), headers };
 }
 
 export const CALL = rpc(1, 'tools/call', { name: 'echo_0', arguments: { text: 'hi' } });
@@ -40,13 +45,34 @@ export const READ_TEMPLATED = rpc(1, 'resources/read', { uri: 'bench://t/hi' });
 /** A read of the flow-answered MCP Apps view every content endpoint serves (flows.mjs READ_VIEW_URI). */
 export const READ_VIEW = rpc(1, 'resources/read', { uri: 'ui://bench/view' });
 export const GET_PROMPT = rpc(1, 'prompts/get', { name: 'p_0', arguments: { who: 'hi' } });
+/** The progressToken of a tools/call whose progress is measured: the answer is an SSE stream, its progress then its result. */
+export const PROGRESS_TOKEN = 'bench-progress';
+/** A tools/call of `name` with a progressToken (flows.mjs progress_0 reports 1 of 1, then answers `hi`). */
+export const progressCall = (name) => rpc(1, 'tools/call', { name, arguments: { text: 'hi' }, _meta: { progressToken: PROGRESS_TOKEN } });
 
-/** The JSON-RPC message in a response body, whether plain JSON or one SSE `data:` line. */
-export function parseRpc(body) {
+/**
+ * The messages of an SSE response body, in order: each event's `data:` line(s) parsed as JSON (a
+ * plain JSON body gives itself).
+ */
+export function sseMessages(body) {
   const trimmed = String(body).trim();
-  if (trimmed.startsWith('{')) return JSON.parse(trimmed);
-  const data = trimmed.split('\n').find((line) => line.startsWith('data:'));
-  return data ? JSON.parse(data.slice(5)) : undefined;
+  if (trimmed.startsWith('{')) return [JSON.parse(trimmed)];
+  const messages = [];
+  for (const event of trimmed.split(/\r?\n\r?\n/)) {
+    const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5));
+    if (data.length > 0) messages.push(JSON.parse(data.join('\n')));
+  }
+  return messages;
+}
+
+/**
+ * The JSON-RPC answer in a response body, whether plain JSON or an SSE stream: the first message that
+ * is a response (no `method`), so notifications (progress) and requests to the client sent before it
+ * on the stream are passed over; a stream with none of those gives its first message, as before.
+ */
+export function parseRpc(body) {
+  const messages = sseMessages(body);
+  return messages.find((message) => message && typeof message === 'object' && !('method' in message)) ?? messages[0];
 }
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -105,8 +131,11 @@ export function processCpuSeconds(pid) {
   }
 }
 
-/** autocannon options for one scenario: every answer must equal `expectBody` (mismatches are counted). */
-export function loadOptions({ url, body, headers = {}, expectBody, connections }) {
+/**
+ * autocannon options for one scenario: every answer must equal `expectBody`, or pass `verifyBody`
+ * when given (an SSE stream whose bytes may differ per answer); mismatches are counted.
+ */
+export function loadOptions({ url, body, headers = {}, expectBody, verifyBody, connections }) {
   return {
     url,
     method: 'POST',
@@ -115,7 +144,7 @@ export function loadOptions({ url, body, headers = {}, expectBody, connections }
     connections,
     pipelining: 1,
     timeout: 20,
-    ...(expectBody !== undefined ? { expectBody } : {}),
+    ...(verifyBody ? { verifyBody } : expectBody !== undefined ? { expectBody } : {}),
   };
 }
 
@@ -179,6 +208,65 @@ export async function latencySamples(url, body, headers = {}, count = 200) {
     agent.destroy();
   }
   return samples;
+}
+
+/**
+ * A check for autocannon's verifyBody: the body equals `expected`, or (an SSE stream framed otherwise,
+ * e.g. with a keep-alive comment) carries the same messages in the same order.
+ */
+export function sameMessages(expected) {
+  const want = JSON.stringify(sseMessages(expected));
+  return (body) => {
+    if (body === expected) return true;
+    try {
+      return JSON.stringify(sseMessages(body)) === want;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** The client capabilities a 2026-07-28 call that is asked a form declares in its envelope. */
+const ASKED_META = Object.freeze({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } });
+/**
+ * One 2026-07-28 exchange with a tool whose flow asks once (flows.mjs ask_0): the call, which must be
+ * answered `input_required` asking what `answers` answers, with a requestState, then the retry with
+ * `answers` and that state, which must be answered `hi`. Resolves true when both answers are right.
+ */
+export async function askExchange(url, tool, answers, agent) {
+  const args = { text: 'hi' };
+  const first = rpc(1, 'tools/call', { name: tool, arguments: args, _meta: ASKED_META });
+  const asked = await post(url, first.body, first.headers, { agent });
+  const question = asked.status === 200 ? parseRpc(asked.body)?.result : undefined;
+  const keys = (object) => Object.keys(object ?? {}).sort().join();
+  if (question?.resultType !== 'input_required' || keys(question.inputRequests) !== keys(answers) || typeof question.requestState !== 'string') return false;
+  const retry = rpc(2, 'tools/call', { name: tool, arguments: args, inputResponses: answers, requestState: question.requestState, _meta: ASKED_META });
+  const answered = await post(url, retry.body, retry.headers, { agent });
+  const message = answered.status === 200 ? parseRpc(answered.body) : undefined;
+  return message?.id === 2 && message.result?.content?.[0]?.text === 'hi' && !message.result.isError && (message.result.resultType ?? 'complete') === 'complete';
+}
+
+/**
+ * Latency (ms) of `count` whole asking exchanges (two requests each), one after another on one
+ * keep-alive connection, after 20 unmeasured; an exchange with a wrong answer is counted in `errors`
+ * and left out of the samples.
+ */
+export async function askLatencySamples(url, tool, answers, count = 100) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples = [];
+  let errors = 0;
+  try {
+    for (let i = 0; i < count + 20; i += 1) {
+      const started = performance.now();
+      const right = await askExchange(url, tool, answers, agent);
+      const took = performance.now() - started;
+      if (!right) errors += 1;
+      else if (i >= 20) samples.push(took);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return { samples, errors };
 }
 
 /** p50 and p99 of latency samples (ms). */

@@ -24,6 +24,19 @@ export const GROUPS_LIST_TARGET = 0.9;
 // Edge relaying, against this package's Local 1-tool endpoint in the same run: relayed calls/s (≥), the
 // p50 one call at a time adds (≤ ms), and heap per pending relayed call on the hub (≤ the Local figure).
 export const RELAY_TARGETS = Object.freeze({ callsRatio: 0.5, addedP50Ms: 1, pendingKbRatio: 1 });
+/**
+ * Relayed content, progress and questions (phase `relay`, site plant-c through the hub's /rc), printed
+ * beside the relayed tools/call with no goal of their own: each against the same request answered by
+ * a Local endpoint in the same rounds (reads and the prompt on /c1, of the `content` phase; without
+ * it, against the relayed tools/call), and the relayed progress call against Local /p1's.
+ * [id, what, Local reference id, what the reference is].
+ */
+const RELAY_CONTENT_ROWS = Object.freeze([
+  ['relay-read', 'resources/read, fixed URI', 'read-1', 'Local resources/read, fixed URI, 1 of each'],
+  ['relay-tread', 'resources/read, URI template', 'tread-1', 'Local resources/read, URI template, 1 of each'],
+  ['relay-prompt', 'prompts/get', 'prompt-1', 'Local prompts/get, 1 of each'],
+  ['relay-progress', 'tools/call with progress, as SSE: 1 report, then the result', 'progress-1', 'Local tools/call with progress'],
+]);
 // Issue 28: Local 1-tool tools/call against Baseline R (a raw node:http server answering from memory,
 // the machine's floor), and every read and prompt against the tools/call rate of its own endpoint.
 export const FLOOR_TARGET = 0.6;
@@ -196,11 +209,34 @@ export function evaluateTargets(results) {
     const cpu = relayed.serverCpuUsPerCall && row('local-1')?.serverCpuUsPerCall ? `; CPU per call ${fixed(relayed.serverCpuUsPerCall)} µs (hub ${fixed(hub)} + edge ${fixed(edge)} + Redis ${fixed(redis)}) vs ${fixed(row('local-1').serverCpuUsPerCall)} µs Local` : '';
     add('Relayed tools/call (hub → Redis → edge, 1 edge tool) vs Local 1 tool', relayed.callsPerSecond / local1, `≥ ${RELAY_TARGETS.callsRatio.toFixed(1)}×`, relayed.callsPerSecond / local1 >= RELAY_TARGETS.callsRatio, `${spread('relay-1', 'local-1')}${cpu}`);
   }
+  for (const [id, what, localId, localWhat] of RELAY_CONTENT_ROWS) {
+    const relayedRow = row(id);
+    const reference = row(localId) ? [localId, localWhat] : row('relay-1') ? ['relay-1', 'relayed tools/call'] : undefined;
+    if (!relayedRow || !reference) continue;
+    const [referenceId, referenceWhat] = reference;
+    const referenceRow = row(referenceId);
+    const parts = [spread(id, referenceId), `p50 ${fixed(relayedRow.p50)} vs ${fixed(referenceRow.p50)} ms`];
+    if (relayedRow.serverCpuUsPerCall && referenceRow.serverCpuUsPerCall) {
+      const [hub, edge, redis] = relayedRow.serverCpuUsPerCallByProcess ?? [];
+      parts.push(`CPU per call ${fixed(relayedRow.serverCpuUsPerCall)} µs (hub ${fixed(hub)} + edge ${fixed(edge)} + Redis ${fixed(redis)}) vs ${fixed(referenceRow.serverCpuUsPerCall)} µs`);
+    }
+    // Beside the Local reference: the same request against the relayed tools/call, and for progress
+    // what it costs Local against a call without it.
+    if (referenceId !== 'relay-1' && row('relay-1')) parts.push(`vs relayed tools/call ${ratio(relayedRow.callsPerSecond / row('relay-1').callsPerSecond)}`);
+    if (id === 'relay-progress' && referenceRow && local1) parts.push(`Local with progress vs without ${ratio(referenceRow.callsPerSecond / local1)}`);
+    add(`Relayed ${what} (hub → Redis → edge) vs ${referenceWhat}`, ratio(relayedRow.callsPerSecond / referenceRow.callsPerSecond), '—', null, parts.filter(Boolean).join('; '));
+  }
   const latency = results.relay?.latency;
   if (latency) {
     const perRound = latency.roundsAddedP50Ms.length > 1 ? `; rounds ${fixed(Math.min(...latency.roundsAddedP50Ms), 2)}–${fixed(Math.max(...latency.roundsAddedP50Ms), 2)} ms` : '';
     add('Relay: p50 added to one call at a time (relayed − Local), ms', latency.addedP50Ms, `≤ ${RELAY_TARGETS.addedP50Ms} ms`, latency.addedP50Ms <= RELAY_TARGETS.addedP50Ms,
       `p50 ${fixed(latency.relayed.p50, 2)} vs ${fixed(latency.local.p50, 2)} ms${perRound}`, 2);
+  }
+  const asking = results.relay?.asking;
+  if (asking) {
+    const perRound = asking.roundsAddedP50Ms.length > 1 ? `; rounds ${fixed(Math.min(...asking.roundsAddedP50Ms), 2)}–${fixed(Math.max(...asking.roundsAddedP50Ms), 2)} ms` : '';
+    add('Relay: p50 added to a call that asks once (input_required, then the retry with the answer), one exchange at a time, ms', asking.addedP50Ms, '—', null,
+      `p50 ${fixed(asking.relayed.p50, 2)} vs ${fixed(asking.local.p50, 2)} ms per exchange${perRound}; wrong answers ${asking.errors.relayed} relayed, ${asking.errors.local} Local`, 2);
   }
   const rp = results.relay?.pending;
   if (rp) {
@@ -281,6 +317,13 @@ export function renderMarkdown(results) {
       `Relayed (hub → Redis → edge), one call at a time on one connection, alternating with Local 1 tool in each round: p50 ${fixed(l.relayed.p50, 2)} ms (p99 ${fixed(l.relayed.p99, 2)}) vs ${fixed(l.local.p50, 2)} ms (p99 ${fixed(l.local.p99, 2)}), ` +
         `${fixed(l.addedP50Ms, 2)} ms added at p50 (${l.relayed.count} calls each).`,
     );
+    const q = relay.asking;
+    if (q) {
+      lines.push(
+        `Relayed call that asks once (2026-07-28: input_required, then the retry with the answer; two requests), one exchange at a time, alternating with Local: p50 ${fixed(q.relayed.p50, 2)} ms (p99 ${fixed(q.relayed.p99, 2)}) vs ${fixed(q.local.p50, 2)} ms (p99 ${fixed(q.local.p99, 2)}), ` +
+          `${fixed(q.addedP50Ms, 2)} ms added at p50 (${q.relayed.count} and ${q.local.count} exchanges; wrong answers ${q.errors.relayed} relayed, ${q.errors.local} Local).`,
+      );
+    }
     const rp = relay.pending;
     if (rp) {
       lines.push(

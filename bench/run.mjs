@@ -20,6 +20,23 @@
 // + edge + redis-server); then one-call-at-a-time latency, relayed and Local alternating in each round;
 // then BENCH_PENDING relayed calls held at once by the edge's flow, heap read on the hub (and the edge),
 // against the Local `pending` figure (measured for it when the `pending` phase is not selected).
+// The same phase relays an edge's content, progress and questions, from a site of their own (plant-c:
+// edge /ec, hub /rc, so /r1 stays as it was), all answered by one function node as on Local /p1:
+//   relay-read, relay-tread  resources/read of edge://plant-c/bench://r-0 and of the template
+//                            edge://plant-c/bench://t/{id}; relay-prompt  prompts/get of plant-c.p_0.
+//                            Each is printed against the same request on Local /c1 (read-1, tread-1,
+//                            prompt-1) when the `content` phase runs, so the ratio is what the relay
+//                            costs a read; without it against relay-1, the relayed tools/call (a read
+//                            costs more than a call locally, so that ratio mixes the two).
+//   progress-1, relay-progress  tools/call of progress_0 with a progressToken: the flow reports 1 of 1
+//                            and answers; the answer is an SSE stream (the progress notification, then
+//                            the result), and every answer must carry the same messages. Local /p1 is
+//                            the reference (and is printed against Local 1 tool: what progress costs).
+// All of them join the same interleaved rounds, with server CPU hub + edge + redis-server. With
+// BENCH_ERA=modern, a tool whose flow asks one question (ask_0: input_required, then the retry with the
+// answer and the sealed requestState, two requests) is timed one exchange at a time, relayed and Local
+// /p1 alternating in each round, after the relayed tools/call's latency. No new targets: the rows are
+// printed beside the relayed tools/call's, with '—' for a goal.
 // Phase `ha` adds OAuth + Redis Sentinel and OAuth + Redis Cluster endpoints (500 tools, storage on a
 // Sentinel group and a three-primary Cluster on loopback, started as the runtime tests start them)
 // beside OAuth + one Redis, in the same interleaved rounds: steady-state calls/s against one Redis.
@@ -73,8 +90,8 @@ import { startRedis } from '../dist/test/support/redis-server.js';
 import { startSentinelDeployment } from '../dist/test/support/redis-sentinel.js';
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
-import { BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, GROUP_SET_CALLERS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
-import { CALL, ERA, GET_PROMPT, LIST, READ, READ_TEMPLATED, READ_VIEW, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, rpc, sequentialLatency, warmUp } from './load.mjs';
+import { ASK_ANSWER, ASK_TOOL, BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, GROUP_SET_CALLERS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, PROGRESS_PATH, PROGRESS_TOOL, RELAY_ASK_TOOL, RELAY_CONTENT_PATH, RELAY_CONTENT_SITE, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_PROGRESS_TOOL, RELAY_PROMPT, RELAY_READ_TEMPLATED_URI, RELAY_READ_URI, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
+import { CALL, ERA, GET_PROMPT, LIST, PROGRESS_TOKEN, READ, READ_TEMPLATED, READ_VIEW, askLatencySamples, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, progressCall, rpc, sameMessages, sequentialLatency, sseMessages, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTasksTest, pendingTest, soakTest } from './scale.mjs';
@@ -209,10 +226,13 @@ async function startLocalNodeRed() {
   const base = `http://127.0.0.1:${port}`;
   const content = PHASES.has('content');
   const onePort = PHASES.has('oneport');
-  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl${content ? `, ${CONTENT_COUNTS.join(', ')} resources and prompts` : ''}${onePort ? `, ${ONE_PORT_PATH} on Node-RED's own port` : ''})`);
-  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending, content, onePort }), { cpuProfDir: CPU_PROF });
+  // The references of the relayed progress and question calls.
+  const progress = PHASES.has('relay');
+  log(`starting Node-RED with Local endpoints (${LOCAL_TOOL_COUNTS.join(', ')} tools, /slow, /ctl${content ? `, ${CONTENT_COUNTS.join(', ')} resources and prompts` : ''}${onePort ? `, ${ONE_PORT_PATH} on Node-RED's own port` : ''}${progress ? `, ${PROGRESS_PATH} (progress, a question)` : ''})`);
+  const nodeRed = await startBenchNodeRed(localFlows(port, { pending: CONFIG.pending, content, onePort, progress }), { cpuProfDir: CPU_PROF });
   for (const count of LOCAL_TOOL_COUNTS) await waitForPath(`${base}/t${count}`, nodeRed);
   if (content) for (const count of CONTENT_COUNTS) await waitForPath(`${base}/c${count}`, nodeRed);
+  if (progress) await waitForPath(`${base}${PROGRESS_PATH}`, nodeRed);
   if (onePort) await waitForPath(`${nodeRed.adminUrl}${ONE_PORT_PATH}`, nodeRed);
   await waitForPath(`${base}/ctl`, nodeRed);
   return { base, nodeRed, stop: () => nodeRed.stop() };
@@ -348,7 +368,7 @@ async function startRelay(redis) {
     await edge?.stop();
   };
   try {
-    log(`starting the edge Node-RED (sites ${RELAY_SITE}, ${RELAY_HOLD_SITE}) and the hub Node-RED that relays to them through Redis`);
+    log(`starting the edge Node-RED (sites ${RELAY_SITE}, ${RELAY_HOLD_SITE}, ${RELAY_CONTENT_SITE}) and the hub Node-RED that relays to them through Redis`);
     edge = await startBenchNodeRed(relayEdgeFlows(ports.edge, { pending: CONFIG.pending }), options);
     const edgeBase = `http://127.0.0.1:${ports.edge}`;
     await waitForPath(`${edgeBase}/ctl`, edge);
@@ -356,6 +376,8 @@ async function startRelay(redis) {
     const base = `http://127.0.0.1:${ports.hub}`;
     await waitForPath(`${base}/ctl`, hub);
     for (const path of [RELAY_PATH, RELAY_SLOW_PATH]) await waitForTools(`${base}${path}`, 1, hub);
+    // Site plant-c's announcement brings its two tools with its resource, template and prompt.
+    await waitForTools(`${base}${RELAY_CONTENT_PATH}`, 2, hub);
     // CPU profiles are named by pid: these tell the hub's from the edge's.
     log(`  hub pid ${hub.pid}, edge pid ${edge.pid}, redis-server pid ${redis.pid ?? 'unknown'}`);
     return { base, edgeBase, hub, edge, serverPids: [hub.pid, edge.pid, ...(redis.pid ? [redis.pid] : [])], stop };
@@ -393,20 +415,41 @@ async function expectedContentBody(url, request) {
 }
 
 /**
+ * A tools/call with a progressToken, checked once before loading: an SSE stream whose messages are
+ * the progress report (1 of 1, the request's token) and then the result `hi`. Every answer under load
+ * must carry the same messages (flows.mjs progress_0; load.mjs sameMessages).
+ */
+async function expectedProgressBody(url, call) {
+  const response = await post(url, call.body, call.headers);
+  const fail = () => new Error(`tools/call with progress on ${url} answered ${response.status} (${response.headers['content-type']}): ${response.body.slice(0, 400)}`);
+  if (response.status !== 200 || !String(response.headers['content-type']).startsWith('text/event-stream')) throw fail();
+  const [progress, answer, ...more] = sseMessages(response.body);
+  const reported = progress?.method === 'notifications/progress' && progress.params?.progressToken === PROGRESS_TOKEN && progress.params.progress === 1 && progress.params.total === 1;
+  if (!reported || more.length > 0 || answer?.id !== 1 || answer.result?.content?.[0]?.text !== 'hi' || answer.result.isError) throw fail();
+  return response.body;
+}
+
+/**
  * The measured request of every scenario (tools/call of echo_0 unless it names its own `request`, or
- * its own tools/call as `call`): warm-up each, then `rounds` interleaved slices (order rotating).
+ * its own tools/call as `call`, with `progress` a call answered as an SSE stream): warm-up each, then
+ * `rounds` interleaved slices (order rotating).
  */
 async function measureCalls(scenarios) {
   for (const scenario of scenarios) {
     const request = scenario.request ?? scenario.call ?? CALL;
     let expectBody;
+    let verifyBody;
     if (scenario.request) {
       expectBody = await expectedContentBody(scenario.url, request);
+    } else if (scenario.progress) {
+      await checkToolCount(scenario.url, scenario.toolCount ?? scenario.tools, scenario.headers);
+      expectBody = await expectedProgressBody(scenario.url, request);
+      verifyBody = sameMessages(expectBody);
     } else {
       await checkToolCount(scenario.url, scenario.toolCount ?? scenario.tools, scenario.headers);
       expectBody = await expectedCallBody(scenario.url, scenario.headers, request);
     }
-    scenario.options = loadOptions({ url: scenario.url, body: request.body, headers: { ...request.headers, ...scenario.headers }, expectBody, connections: CONFIG.connections });
+    scenario.options = loadOptions({ url: scenario.url, body: request.body, headers: { ...request.headers, ...scenario.headers }, expectBody, verifyBody, connections: CONFIG.connections });
     scenario.slices = [];
     scenario.load = [];
     log(`${scenario.label}, ${scenario.tools} tool(s): warm-up ${CONFIG.warmup} s`);
@@ -466,9 +509,41 @@ async function measureRelayLatency(localUrl, relayUrl) {
   return { local, relayed, addedP50Ms: relayed.p50 - local.p50, roundsAddedP50Ms: addedP50 };
 }
 
+/**
+ * 2026-07-28 only: a call whose flow asks one question, one exchange at a time on one connection
+ * (the call, answered `input_required` with a sealed requestState, then the retry with the answer,
+ * answered `hi`), Local /p1 and the hub's /rc alternating in every round (order rotating). A wrong
+ * answer to either request counts as an error and leaves that exchange out of the latency.
+ */
+async function measureAskLatency(localUrl, relayUrl) {
+  const perRound = 100;
+  const samples = { local: [], relayed: [] };
+  const errors = { local: 0, relayed: 0 };
+  const addedP50 = [];
+  for (let round = 0; round < CONFIG.rounds; round += 1) {
+    const order = round % 2 === 0 ? ['local', 'relayed'] : ['relayed', 'local'];
+    const roundP50 = {};
+    for (const which of order) {
+      const [url, tool] = which === 'local' ? [localUrl, ASK_TOOL] : [relayUrl, RELAY_ASK_TOOL];
+      const taken = await askLatencySamples(url, tool, ASK_ANSWER, perRound);
+      samples[which].push(...taken.samples);
+      errors[which] += taken.errors;
+      roundP50[which] = latencyPercentiles(taken.samples).p50;
+    }
+    addedP50.push(roundP50.relayed - roundP50.local);
+  }
+  const local = latencyPercentiles(samples.local);
+  const relayed = latencyPercentiles(samples.relayed);
+  return { local, relayed, addedP50Ms: relayed.p50 - local.p50, roundsAddedP50Ms: addedP50, errors };
+}
+
 // --- main ---------------------------------------------------------------------------------------
 
 const RELAY_CALL = rpc(1, 'tools/call', { name: RELAY_TOOL, arguments: { text: 'hi' } });
+// What /c1 reads and gets (load.mjs READ, READ_TEMPLATED, GET_PROMPT), under the hub's names.
+const RELAY_READ = rpc(1, 'resources/read', { uri: RELAY_READ_URI });
+const RELAY_READ_TEMPLATED = rpc(1, 'resources/read', { uri: RELAY_READ_TEMPLATED_URI });
+const RELAY_GET_PROMPT = rpc(1, 'prompts/get', { name: RELAY_PROMPT, arguments: { who: 'hi' } });
 
 const once = (stop) => {
   let stopping;
@@ -563,6 +638,15 @@ async function main() {
       relay = await startRelay(sharedRedis);
       running.push(relay);
       scenarios.push({ id: 'relay-1', label: 'this package, relayed: hub → Redis → edge', tools: 1, url: `${relay.base}${RELAY_PATH}`, call: RELAY_CALL, serverPids: relay.serverPids });
+      // Site plant-c through the hub's /rc: a read of a fixed URI and of a template, a prompt, and a
+      // call with progress beside its Local reference on /p1 (the reads' and prompt's references are
+      // the content phase's read-1, tread-1 and prompt-1; report.mjs).
+      const hubContent = { url: `${relay.base}${RELAY_CONTENT_PATH}`, serverPids: relay.serverPids };
+      scenarios.push({ id: 'relay-read', label: 'this package, relayed, resources/read, fixed URI', tools: 1, ...hubContent, request: RELAY_READ });
+      scenarios.push({ id: 'relay-tread', label: 'this package, relayed, resources/read, URI template', tools: 1, ...hubContent, request: RELAY_READ_TEMPLATED });
+      scenarios.push({ id: 'relay-prompt', label: 'this package, relayed, prompts/get', tools: 1, ...hubContent, request: RELAY_GET_PROMPT });
+      scenarios.push({ id: 'progress-1', label: 'this package, Local, tools/call with progress (SSE)', tools: 2, url: `${local.base}${PROGRESS_PATH}`, call: progressCall(PROGRESS_TOOL), progress: true, serverPids: [local.nodeRed.pid] });
+      scenarios.push({ id: 'relay-progress', label: 'this package, relayed, tools/call with progress (SSE)', tools: 2, ...hubContent, call: progressCall(RELAY_PROGRESS_TOOL), progress: true });
     }
     for (const server of running) server.stop = once(server.stop);
     if (scenarios.length > 0) await measureCalls(scenarios);
@@ -571,6 +655,12 @@ async function main() {
       results.relay = { latency: await measureRelayLatency(`${local.base}/t1`, `${relay.base}${RELAY_PATH}`) };
       const l = results.relay.latency;
       log(`  p50 ${l.relayed.p50.toFixed(2)} ms relayed, ${l.local.p50.toFixed(2)} ms Local: ${l.addedP50Ms.toFixed(2)} ms added`);
+      if (ERA === 'modern') {
+        log('a call that asks once (input_required, then the retry with the answer), relayed vs Local, one exchange at a time');
+        results.relay.asking = await measureAskLatency(`${local.base}${PROGRESS_PATH}`, `${relay.base}${RELAY_CONTENT_PATH}`);
+        const q = results.relay.asking;
+        log(`  p50 ${q.relayed.p50.toFixed(2)} ms relayed, ${q.local.p50.toFixed(2)} ms Local: ${q.addedP50Ms.toFixed(2)} ms added; wrong answers ${q.errors.relayed} relayed, ${q.errors.local} Local`);
+      }
     }
     if (PHASES.has('list')) for (const list of lists) await measureList(list);
     // Only the local Node-RED (and the relay's hub, edge and Redis) work from here on; the other
