@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { CancelReason } from './cancellation.js';
 import type { InputAsk, InputRefusal } from '../input/input-requests.js';
+import type { HangUpSignal } from '../core/hang-up.js';
 
 /** What the flow is asked to do; the node turns it into an `mcp-tool-execute` message. */
 export interface ExecutionRequest {
@@ -50,7 +51,7 @@ export interface BeginOptions<C, S = never> {
   /** The hard bound progress cannot extend past; the time limit alone when absent. */
   readonly maxTotalMs?: number;
   /** Aborts when the client goes away; the slot is released and a late answer is dropped. */
-  readonly signal?: AbortSignal;
+  readonly signal?: HangUpSignal;
   /** Travels with the request to `dispatch` (who is calling, which protocol revision, ...). */
   readonly context: C;
   /** The call's channel back to its client (progress, log lines), for calls that have one. */
@@ -79,7 +80,7 @@ export interface PendingView<C, S> {
 interface PendingCall<C, S> extends PendingView<C, S> {
   readonly resolve: (outcome: ExecutionOutcome) => void;
   timer: NodeJS.Timeout;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: HangUpSignal | undefined;
   readonly onAbort: (() => void) | undefined;
   readonly startedAt: number;
   readonly timeoutMs: number;

@@ -5,6 +5,7 @@ import type { Store, StoreKey } from '../storage/store.js';
 import type { InputRequest } from './input-requests.js';
 import { parseJsonOrUndefined } from '../core/parse-json.js';
 import { answerProblem } from './answer-checks.js';
+import type { HangUpSignal } from '../core/hang-up.js';
 
 /** How a round of questions on a 2025-era stream ended when it did not get every answer. */
 export type UnansweredEnd = 'timeout' | 'cancelled' | 'stopped';
@@ -99,7 +100,7 @@ export class LegacyInputRelay {
    * when the client answered with an error), or when the time limit passes, `signal` aborts (the
    * client hung up) or the endpoint stops.
    */
-  async ask(requests: Readonly<Record<string, InputRequest>>, owner: string, send: (message: object) => Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<AskOutcome> {
+  async ask(requests: Readonly<Record<string, InputRequest>>, owner: string, send: (message: object) => Promise<void>, signal: HangUpSignal, timeoutMs: number): Promise<AskOutcome> {
     if (this.stopped) return { ended: 'stopped' };
     if (signal.aborted) return { ended: 'cancelled' };
     if (this.asking >= this.maxAsking) return { full: this.maxAsking };

@@ -3,6 +3,7 @@ import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../access/access-policy.js';
 import type { CatalogView } from './catalog-view.js';
 import type { LogLevel } from './log-levels.js';
+import type { HangUp, HangUpSignal } from '../core/hang-up.js';
 
 /**
  * One request's facts that the SDK's handlers need but the SDK does not carry: who is calling, and
@@ -12,7 +13,7 @@ import type { LogLevel } from './log-levels.js';
 export interface Exchange {
   readonly caller: CallerIdentity;
   /** Aborts when the client's connection closes before it has its answer. */
-  readonly disconnected: AbortSignal;
+  readonly disconnected: HangUp;
   /** A 2025-era caller's log level, set when its exchange was given a response stream for it. */
   legacyLogLevel?: LogLevel;
   /** Whether a 2025-era exchange answers on an event stream (only such a call can ask the client). */
@@ -36,7 +37,7 @@ export function exchangeOf(handlerCtx: ServerContext): Exchange | undefined {
 }
 
 /** Who is calling and the signal of their hang-up, for a handler (the SDK's own signal when there is no exchange). */
-export function callerOf(handlerCtx: ServerContext): { readonly caller: CallerIdentity; readonly signal: AbortSignal } {
+export function callerOf(handlerCtx: ServerContext): { readonly caller: CallerIdentity; readonly signal: HangUpSignal } {
   const exchange = exchangeOf(handlerCtx);
   return { caller: exchange?.caller ?? {}, signal: exchange?.disconnected ?? handlerCtx.mcpReq.signal };
 }

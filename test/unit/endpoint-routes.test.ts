@@ -11,6 +11,7 @@ import { authInfoFor } from '../../lib/mcp/exchange.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 import { modernMeta } from '../support/served-endpoint.js';
+import { HangUp } from '../../lib/core/hang-up.js';
 
 // The endpoint's route table on its own: which kind of request each body and header set is taken
 // for. Nothing is served here; the runtime and protocol tests check what each route answers.
@@ -31,7 +32,7 @@ async function kindOf(routes: readonly RequestRoute[], headers: Record<string, s
   req.url = '/mcp';
   req.headers = headers;
   const res = new ServerResponse(req);
-  const exchange = { caller: {}, disconnected: new AbortController().signal, response: res };
+  const exchange = { caller: {}, disconnected: new HangUp(), response: res };
   const inbound = new Inbound(req, res, body, exchange, authInfoFor(exchange, 'local'));
   for (const candidate of routes) {
     if ((await candidate.recognise(inbound)) !== undefined) return candidate.kind;

@@ -1,5 +1,6 @@
 import type { CallerIdentity } from '../../access/access-policy.js';
 import type { CallFinish, CallFinished } from './call-types.js';
+import type { HangUpSignal } from '../../core/hang-up.js';
 
 export interface CallReporterOptions {
   readonly path: string;
@@ -10,7 +11,7 @@ export interface CallReporterOptions {
 }
 
 /** Starts the telemetry and audit of one `tools/call`, on whichever path it runs. */
-export type CallReporter = (caller: CallerIdentity, disconnected: AbortSignal | undefined, startedAt: number) => CallFinish;
+export type CallReporter = (caller: CallerIdentity, disconnected: HangUpSignal | undefined, startedAt: number) => CallFinish;
 
 /**
  * The returned reporter's `finish` reports how one call ended, once, and hands the result back:

@@ -14,6 +14,7 @@ import { MODERN_PROTOCOL_VERSION } from '../protocol-version.js';
 import type { ToolCatalog } from '../tool-catalog.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import { invalidArgumentsResult, resultFromOutcome } from '../tool-result.js';
+import type { HangUpSignal } from '../../core/hang-up.js';
 
 /** The endpoint's parts a direct call uses: the same ones its SDK path uses. */
 export interface DirectCallDependencies {
@@ -21,9 +22,9 @@ export interface DirectCallDependencies {
   readonly path: string;
   readonly serverInfo: ServerIdentity;
   /** Starts the telemetry of one call. */
-  report(caller: CallerIdentity, disconnected: AbortSignal, startedAt: number): CallFinish;
+  report(caller: CallerIdentity, disconnected: HangUpSignal, startedAt: number): CallFinish;
   /** Hands one round to the flow through the endpoint's broker; a full broker throws SERVER_BUSY (reported as busy). */
-  begin(tool: ToolDefinition, args: Record<string, unknown>, context: ExecutionContext, signal: AbortSignal, finish: CallFinish, extra?: FlowCallOptions): Promise<ExecutionOutcome>;
+  begin(tool: ToolDefinition, args: Record<string, unknown>, context: ExecutionContext, signal: HangUpSignal, finish: CallFinish, extra?: FlowCallOptions): Promise<ExecutionOutcome>;
   /** The SDK's 2025 wire projection of a tool result. */
   projectLegacy(result: CallToolResult, outputSchema: ToolDefinition['outputSchema']): CallToolResult;
 }
@@ -57,7 +58,7 @@ export async function serveDirectCall(
   deps: DirectCallDependencies,
   call: PlainToolCall,
   tool: ToolDefinition,
-  exchange: { readonly caller: CallerIdentity; readonly disconnected: AbortSignal },
+  exchange: { readonly caller: CallerIdentity; readonly disconnected: HangUpSignal },
   res: ServerResponse,
 ): Promise<void> {
   const modern = call.revision === MODERN_PROTOCOL_VERSION;
@@ -81,7 +82,7 @@ async function answerWhenDone(
   tool: ToolDefinition,
   args: Record<string, unknown>,
   context: ExecutionContext,
-  disconnected: AbortSignal,
+  disconnected: HangUpSignal,
   finish: CallFinish,
   res: ServerResponse,
   id: RequestId,

@@ -10,6 +10,7 @@ import type { ContentCall } from '../content/content-types.js';
 import { SERVER_BUSY } from '../json-rpc-codes.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import type { CallFinish, EdgeRelay, ExecutionContext, FlowCallOptions, LogDelivery, ProgressDelivery } from './call-types.js';
+import type { HangUpSignal } from '../../core/hang-up.js';
 
 export interface FlowCallsOptions {
   readonly path: string;
@@ -86,7 +87,7 @@ export class FlowCalls {
    * Hands one round of a tool call to the flow; a full broker is reported as `busy` and answered
    * with SERVER_BUSY. Not an async function: a pending call holds one suspended frame fewer.
    */
-  begin(tool: ToolDefinition, args: Record<string, unknown>, context: ExecutionContext, signal: AbortSignal, finish: CallFinish, extra: FlowCallOptions = {}): Promise<ExecutionOutcome> {
+  begin(tool: ToolDefinition, args: Record<string, unknown>, context: ExecutionContext, signal: HangUpSignal, finish: CallFinish, extra: FlowCallOptions = {}): Promise<ExecutionOutcome> {
     try {
       return this.broker.begin({ toolName: tool.name, arguments: args, timeoutMs: tool.timeoutMs, maxTotalMs: tool.maxDurationMs, signal, context, ...extra });
     } catch (error) {
@@ -97,7 +98,7 @@ export class FlowCalls {
   }
 
   /** Hands one read, prompt or completion to the flow, under the same cap and time limits as tool calls. */
-  beginContent(call: ContentCall, timeoutMs: number, signal: AbortSignal): Promise<ExecutionOutcome> {
+  beginContent(call: ContentCall, timeoutMs: number, signal: HangUpSignal): Promise<ExecutionOutcome> {
     return this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call });
   }
 

@@ -23,6 +23,7 @@ import { executionContextOf, noStreamToAsk } from './direct-tool-call.js';
 import type { FlowCalls } from './flow-calls.js';
 import { askOnStream, refuseIncapableClient, type StreamAskingDependencies } from './tool-asking.js';
 import { runsAsTask, startToolTask, type ToolTaskDependencies } from './tool-tasks.js';
+import type { HangUpSignal } from '../../core/hang-up.js';
 
 /** What a `tools/call` on the SDK's path needs of its endpoint (built once per endpoint). */
 export interface SdkToolCallDependencies extends StreamAskingDependencies {
@@ -81,7 +82,8 @@ export async function callToolViaSdk(deps: SdkToolCallDependencies, site: SdkToo
   // and stopping the endpoint fails pending calls itself, so one signal is enough (no per-call
   // AbortSignal.any on the hot path).
   const signal = exchange?.disconnected ?? handlerCtx.mcpReq.signal;
-  if (tool.runInProcess) return runInProcess(server, tool, tool.runInProcess, args, signal, exchange?.disconnected, finish);
+  // An in-process tool (get_flow) fetches with it: the one place that needs a real AbortSignal.
+  if (tool.runInProcess) return runInProcess(server, tool, tool.runInProcess, args, exchange?.disconnected.signal ?? handlerCtx.mcpReq.signal, exchange?.disconnected, finish);
 
   const declared = tool.showsView ? declaredClientCapabilities(handlerCtx) : undefined;
   const context = executionContextOf(exchange?.caller ?? {}, deps.path, tool, protocolVersionOf(handlerCtx), site.clientRequestId(handlerCtx.mcpReq.id), declared);
@@ -164,7 +166,7 @@ async function runInProcess(
   run: NonNullable<ToolDefinition['runInProcess']>,
   args: Record<string, unknown>,
   signal: AbortSignal,
-  disconnected: AbortSignal | undefined,
+  disconnected: HangUpSignal | undefined,
   finish: CallFinish,
 ): Promise<CallToolResult> {
   const answer: InProcessResult = await run(args, AbortSignal.any([signal, AbortSignal.timeout(tool.timeoutMs)])).catch(() => ({ result: toolError(`Tool "${tool.name}" failed unexpectedly.`) }));

@@ -13,6 +13,7 @@ import { appViewResult, InvalidAnswerError, promptResultFrom, resourceResultFrom
 import type { ContentCatalog } from './content-catalog.js';
 import type { ContentCall, ContentContext, ContentExchange, ContentFinished, ContentHandlerDependencies, ContentKind, ContentOutcome } from './content-types.js';
 import { checkPromptArguments, fillPlaceholders, renderPrompt } from './prompt-definition.js';
+import type { HangUpSignal } from '../../core/hang-up.js';
 
 // `resources/read` and `prompts/get` as one function each, whichever path the request came by: the
 // SDK's handlers (content-handlers.ts) and the direct path of plain requests (direct-content.ts) call
@@ -145,7 +146,7 @@ export function getPrompt(deps: ContentHandlerDependencies, catalog: ContentCata
 }
 
 /** Hands one call to the flow through the endpoint's broker; a full broker is -32000 Server busy. */
-export async function beginContent(deps: ContentHandlerDependencies, call: ContentCall, timeoutMs: number, signal: AbortSignal): Promise<ExecutionOutcome> {
+export async function beginContent(deps: ContentHandlerDependencies, call: ContentCall, timeoutMs: number, signal: HangUpSignal): Promise<ExecutionOutcome> {
   try {
     return await deps.begin(call, timeoutMs, signal);
   } catch (error) {

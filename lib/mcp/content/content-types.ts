@@ -3,6 +3,7 @@ import type { ExecutionOutcome, RoundInput } from '../../execution/broker.js';
 import type { RequestId } from '@modelcontextprotocol/server';
 import type { Resumption, RoundTripStates } from '../round-trips.js';
 import type { StateBinding } from '../../input/request-state.js';
+import type { HangUpSignal } from '../../core/hang-up.js';
 
 /** Who asked and for what; `msg.mcp` of the message the flow receives. */
 export interface ContentContext extends CallerIdentity {
@@ -77,7 +78,7 @@ export interface ContentFinished {
 export interface ContentHandlerDependencies {
   readonly path: string;
   /** The endpoint's broker: same concurrency cap and time limits as tool calls. Throws CapacityError. */
-  readonly begin: (call: ContentCall, timeoutMs: number, signal: AbortSignal) => Promise<ExecutionOutcome>;
+  readonly begin: (call: ContentCall, timeoutMs: number, signal: HangUpSignal) => Promise<ExecutionOutcome>;
   readonly onFinished?: (event: ContentFinished) => void;
   /** Whether anyone reads `responseBytes` now (sizing costs a serialisation). */
   readonly measureResponses?: () => boolean;
@@ -92,7 +93,7 @@ export interface ContentHandlerDependencies {
 export interface ContentExchange {
   readonly caller: CallerIdentity;
   /** Aborts when the client's connection closes before it has its answer. */
-  readonly signal: AbortSignal;
+  readonly signal: HangUpSignal;
   readonly protocolVersion: string;
   /** The id the client gave the request. */
   readonly requestId: RequestId;

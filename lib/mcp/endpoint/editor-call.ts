@@ -4,6 +4,7 @@ import { PACKAGE_VERSION } from '../../core/defaults.js';
 import { isPlainObject } from '../../core/is-plain-object.js';
 import { authInfoFor } from '../exchange.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol-version.js';
+import { HangUp } from '../../core/hang-up.js';
 
 /** What the editor's call got back: the tool's result, or the JSON-RPC error a client would get. */
 export type EditorCallResponse = { readonly result: CallToolResult } | { readonly error: { readonly code: number; readonly message: string } };
@@ -28,7 +29,7 @@ const EDITOR_HEADERS = Object.freeze({
  * may call. Resolves to the JSON-RPC answer (a result, or a protocol error such as an unknown tool).
  */
 export async function callFromEditor(mcp: McpHttpHandler, path: string, name: string, args: Record<string, unknown>, caller: CallerIdentity, signal: AbortSignal): Promise<EditorCallResponse> {
-  const authInfo = authInfoFor({ caller, disconnected: signal }, caller.client ?? 'editor');
+  const authInfo = authInfoFor({ caller, disconnected: HangUp.following(signal) }, caller.client ?? 'editor');
   const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: EDITOR_ENVELOPE } };
   // The host is never dialled: the SDK reads the request's headers and method, not its origin.
   const request = new Request(`http://editor.invalid${path}`, {

@@ -23,6 +23,7 @@ import { endpointRoutes } from './endpoint-routes.js';
 import { Inbound, type RequestRoute } from './request-routes.js';
 import { itemsLackingScopes, lackingScopes, type ScopedItem } from './scope-step-up.js';
 import { sendJsonRpcError } from '../../http/responses.js';
+import { HangUp } from '../../core/hang-up.js';
 
 /**
  * One MCP endpoint, composed once per deploy: its parts (endpoint-parts.ts) each serve one kind of
@@ -47,7 +48,7 @@ export class McpEndpoint {
     // connection itself tells the broker to release the call. Listened to from the first byte: a
     // hang-up during the access check (a token looked up in a slow Redis) happens before any later
     // listener could hear it, and the call would then hold its slot until the tool's time limit.
-    const disconnect = new AbortController();
+    const disconnect = new HangUp();
     res.once('close', () => {
       if (!res.writableFinished) disconnect.abort();
     });
@@ -61,7 +62,7 @@ export class McpEndpoint {
       return;
     }
     // What this caller may see of the deploy: one lookup, the views themselves are built once per deploy.
-    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect.signal, response: res, view: this.parts.deployed.viewFor(decision.caller) };
+    const exchange: Exchange = { caller: decision.caller, disconnected: disconnect, response: res, view: this.parts.deployed.viewFor(decision.caller) };
     // Read and parse the body once, whatever the access mode (OAuth already had to).
     let body = decision.parsedBody;
     if (body === undefined && req.method === 'POST') {
