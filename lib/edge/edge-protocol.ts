@@ -108,6 +108,20 @@ export interface RelayedCaller {
   readonly client?: string;
 }
 
+/**
+ * The caller as an edge's flow may see it in `msg.mcp`: only the fields a hub vouches for, each of the
+ * type it must have (the message crossed Redis, so its shape is checked again, not trusted).
+ */
+export function vouchedCaller(caller: RelayedCaller): RelayedCaller {
+  const { subject, email, groups, client } = caller;
+  return {
+    ...(typeof subject === 'string' ? { subject } : {}),
+    ...(typeof email === 'string' ? { email } : {}),
+    ...(Array.isArray(groups) ? { groups: groups.filter((group): group is string => typeof group === 'string') } : {}),
+    ...(typeof client === 'string' ? { client } : {}),
+  };
+}
+
 export interface CallMessage {
   readonly t: 'call';
   /** The hub's executionId: unguessable, so an answer for it can only come from the site that got it. */

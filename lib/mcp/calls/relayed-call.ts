@@ -6,11 +6,12 @@ import { invalidArgumentsResult, resultFromOutcome, toolError } from '../tool-re
 import type { ExecutionContext } from './call-types.js';
 import type { FlowCalls } from './flow-calls.js';
 import type { RelayNotes, RelayReply } from '../../edge/edge-agent.js';
+import { vouchedCaller } from '../../edge/edge-protocol.js';
 import { CallStream, type LogLine, type ProgressReport } from '../call-stream.js';
 import type { LogLevel } from '../log-levels.js';
 
-/** How much longer an edge lets a relayed call run than the hub that relayed it waits. */
-const RELAY_GRACE_MS = 1_000;
+/** How much longer an edge lets a relayed call, read or prompt run than the hub that relayed it waits. */
+export const RELAY_GRACE_MS = 1_000;
 
 /** One call a hub relayed to this edge (lib/edge/edge-agent.ts reads it off the site's channel). */
 export interface RelayedCall {
@@ -95,12 +96,8 @@ const RELAYED_PROGRESS = 'relayed';
 
 /** What the edge's flow sees in `msg.mcp`: the caller as the hub vouched for it, never more. */
 function relayedContext(path: string, call: RelayedCall): ExecutionContext {
-  const { subject, email, groups, client } = call.caller;
   return {
-    ...(typeof subject === 'string' ? { subject } : {}),
-    ...(typeof email === 'string' ? { email } : {}),
-    ...(Array.isArray(groups) ? { groups: groups.filter((group): group is string => typeof group === 'string') } : {}),
-    ...(typeof client === 'string' ? { client } : {}),
+    ...vouchedCaller(call.caller),
     endpoint: path,
     tool: call.tool,
     protocolVersion: call.protocolVersion,

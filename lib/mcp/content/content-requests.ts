@@ -13,6 +13,7 @@ import { appViewResult, InvalidAnswerError, promptResultFrom, resourceResultFrom
 import type { ContentCatalog } from './content-catalog.js';
 import type { ContentCall, ContentContext, ContentExchange, ContentFinished, ContentHandlerDependencies, ContentKind, ContentOutcome } from './content-types.js';
 import { checkPromptArguments, fillPlaceholders, renderPrompt } from './prompt-definition.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import type { HangUpSignal } from '../../core/hang-up.js';
 
 // `resources/read` and `prompts/get` as one function each, whichever path the request came by: the
@@ -96,8 +97,7 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
     seen.name = resource.uri;
     if (resource.staticText !== undefined) {
       seen.mode = 'static';
-      const text = fillPlaceholders(resource.staticText, variables, new Set(Object.keys(variables)));
-      return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text, ...(resource.appMeta ? { _meta: resource.appMeta } : {}) }] };
+      return staticContents(resource, uri, variables);
     }
     seen.mode = 'flow';
     const call: ContentCall = { kind: 'resource-read', uri, variables, context: contentContextOf(deps, exchange, { resource: resource.uri }), ...(resource.relay ? { relay: resource.relay } : {}) };
@@ -112,6 +112,12 @@ export function readResource(deps: ContentHandlerDependencies, catalog: ContentC
       throw invalidAnswer(error, `Resource ${uri}`);
     }
   });
+}
+
+/** The text set in the editor for `resource`, its `{{variable}}` placeholders filled from the URI read. */
+export function staticContents(resource: ResourceDefinition, uri: string, variables: Record<string, string>): ReadResourceResult {
+  const text = fillPlaceholders(resource.staticText ?? '', variables, new Set(Object.keys(variables)));
+  return { contents: [{ uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text, ...(resource.appMeta ? { _meta: resource.appMeta } : {}) }] };
 }
 
 /** `prompts/get` of `name`: its arguments checked, then the editor's template or the flow's messages. */

@@ -5,15 +5,15 @@ import type { RelayReply } from '../../edge/edge-agent.js';
 import { isOffered } from '../../edge/edge-content.js';
 import type { RelayedContentRequest } from '../../edge/edge-protocol.js';
 import type { FlowCalls } from '../calls/flow-calls.js';
-import { describeFlowError, formatSeconds } from '../tool-result.js';
-import { InvalidAnswerError, promptResultFrom, resourceResultFrom } from './content-answers.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { vouchedCaller } from '../../edge/edge-protocol.js';
+import { RELAY_GRACE_MS } from '../calls/relayed-call.js';
+import { promptResultFrom, resourceResultFrom } from './content-answers.js';
+import { answerOf, invalidAnswer, staticContents } from './content-requests.js';
 import type { ContentCatalog } from './content-catalog.js';
 import type { ContentCall, ContentContext } from './content-types.js';
 import { completeFrom, completeFromFlow } from './completion-values.js';
-import { checkPromptArguments, fillPlaceholders, renderPrompt } from './prompt-definition.js';
-
-/** How much longer an edge lets a relayed read, prompt or completion run than the hub waits (as for calls). */
-const RELAY_GRACE_MS = 1_000;
+import { checkPromptArguments, renderPrompt } from './prompt-definition.js';
 
 /** One read, prompt or completion a hub relayed to this edge (lib/edge/edge-agent.ts reads it off the site's channel). */
 export interface RelayedContent {
@@ -40,10 +40,7 @@ export async function runRelayedContent(path: string, catalog: ContentCatalog, f
       const found = catalog.findResource(request.uri);
       if (!found || !isOffered(found.resource)) return gone(`Resource ${request.uri}`);
       const { resource, variables } = found;
-      if (resource.staticText !== undefined) {
-        const text = fillPlaceholders(resource.staticText, variables, new Set(Object.keys(variables)));
-        return { result: [{ uri: request.uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text }] };
-      }
+      if (resource.staticText !== undefined) return { result: staticContents(resource, request.uri, variables).contents };
       const what = `Resource ${request.uri}`;
       const context = contextOf(path, call, { resource: resource.uri });
       return settled(await begin(flowCalls, call.id, { kind: 'resource-read', uri: request.uri, variables, context, ...round(call) }, resource.timeoutMs), what, (answer) =>
@@ -94,37 +91,27 @@ async function begin(flowCalls: FlowCalls, id: string, call: ContentCall, timeou
   }
 }
 
-/** What the flow's outcome sends back: its checked answer, its questions, or why there is none. */
+/**
+ * What the flow's outcome sends back: its checked answer, its questions, or why there is none, in
+ * the words a local client would get (answerOf, invalidAnswer), which the hub passes on.
+ */
 function settled(outcome: ExecutionOutcome | RelayReply, what: string, check: (answer: unknown) => unknown): RelayReply | undefined {
   if (!('kind' in outcome)) return outcome;
-  switch (outcome.kind) {
-    case 'cancelled':
-      return undefined;
-    case 'input':
-      return { ask: outcome.ask };
-    case 'timeout':
-      return { error: `${what} was not answered within ${formatSeconds(outcome.timeoutMs)} (its time limit).` };
-    case 'stopped':
-      return { error: `${what} was not answered: ${outcome.reason}.` };
-    case 'answered':
-      if (outcome.error !== undefined && outcome.error !== null && outcome.error !== false) return { error: `${what} failed: ${describeFlowError(outcome.error)}` };
-      try {
-        return { result: check(outcome.result) };
-      } catch (error) {
-        if (error instanceof InvalidAnswerError) return { error: `${what}: ${error.message}.` };
-        throw error;
-      }
+  if (outcome.kind === 'cancelled') return undefined;
+  if (outcome.kind === 'input') return { ask: outcome.ask };
+  try {
+    return { result: check(answerOf(outcome, what)) };
+  } catch (error) {
+    const refusal = invalidAnswer(error, what);
+    if (refusal instanceof ProtocolError) return { error: refusal.message };
+    throw error;
   }
 }
 
 /** What the edge's flow sees in `msg.mcp`: the caller as the hub vouched for it, never more. */
 function contextOf(path: string, call: RelayedContent, what: { resource: string } | { prompt: string }): ContentContext {
-  const { subject, email, groups, client } = call.caller;
   return {
-    ...(typeof subject === 'string' ? { subject } : {}),
-    ...(typeof email === 'string' ? { email } : {}),
-    ...(Array.isArray(groups) ? { groups: groups.filter((group): group is string => typeof group === 'string') } : {}),
-    ...(typeof client === 'string' ? { client } : {}),
+    ...vouchedCaller(call.caller),
     endpoint: path,
     ...what,
     protocolVersion: call.protocolVersion,
