@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { plantAHubFlows, startEdgeRedis, untilHubLists, type EdgeRedis } from '../support/edge-redis.js';
+import { startPlantA, type PlantA } from '../support/edge-redis.js';
 import { answer, flowServer, runtime, storage, tab, tool, topicSwitch } from '../support/flows.js';
-import { waitForEndpoint, withClient, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { withClient, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 import { TaskClient } from '../support/task-client.js';
 
 /**
@@ -66,27 +65,16 @@ const resultOf = (result: { content?: unknown; isError?: unknown }) => {
 };
 
 describe(`an edge flow asking the client through a hub, on ${nodeRedPackage}`, () => {
-  let store: EdgeRedis;
-  let hub: NodeRedProcess;
+  let plant: PlantA;
   let edge: NodeRedProcess;
   let hubUrl: string;
 
   before(async () => {
-    store = await startEdgeRedis('mcptest');
-    const [hubPort, edgePort] = [await freePort(), await freePort()];
-    hubUrl = `http://127.0.0.1:${hubPort}/hub`;
-    [hub, edge] = await Promise.all([
-      startNodeRed(plantAHubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: store.hubUrl } }),
-      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: store.edgeUrl } }),
-    ]);
-    await waitForEndpoint(hubUrl);
-    await untilHubLists(hubUrl, 'plant-a.undeclared');
+    plant = await startPlantA(edgeFlows, 'plant-a.undeclared');
+    ({ edge, hubUrl } = plant);
   });
 
-  after(async () => {
-    await Promise.all([hub?.stop(), edge?.stop()]);
-    await store?.redis.stop();
-  });
+  after(() => plant?.stop());
 
   for (const era of ['legacy', 'modern'] as Era[]) {
     it(`${era}: the hub asks the client what the edge flow asked, and the flow gets the answer and its state in a new round`, async () => {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport, type ReadResourceResult } from '@modelcontextprotocol/client';
-import { plantAHubFlows, startEdgeRedis, untilHubLists, type EdgeRedis } from '../support/edge-redis.js';
+import { startPlantA, type PlantA } from '../support/edge-redis.js';
 import { answer, flowServer, prompt, resource, runtime, storage, tab, TAB, tool, topicSwitch } from '../support/flows.js';
-import { connect, protocolError, waitForEndpoint, withClient, type Era } from '../support/mcp-http.js';
-import { nodeRedPackage, startNodeRed, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
-import { freePort } from '../support/ports.js';
+import { connect, protocolError, withClient, type Era } from '../support/mcp-http.js';
+import { nodeRedPackage, type FlowNode, type NodeRedProcess } from '../support/node-red-process.js';
 
 /**
  * Resources, resource templates, prompts and completions of an edge Node-RED, served by a hub: one
@@ -76,27 +75,16 @@ function edgeFlows(port: number): FlowNode[] {
 const texts = (result: ReadResourceResult) => result.contents.map((item) => ('text' in item ? item.text : item.blob));
 
 describe(`resources, prompts and completions of an edge through a hub, on ${nodeRedPackage}`, () => {
-  let store: EdgeRedis;
-  let hub: NodeRedProcess;
+  let plant: PlantA;
   let edge: NodeRedProcess;
   let hubUrl: string;
 
   before(async () => {
-    store = await startEdgeRedis('mcptest');
-    const [hubPort, edgePort] = [await freePort(), await freePort()];
-    hubUrl = `http://127.0.0.1:${hubPort}/hub`;
-    [hub, edge] = await Promise.all([
-      startNodeRed(plantAHubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: store.hubUrl } }),
-      startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: store.edgeUrl } }),
-    ]);
-    await waitForEndpoint(hubUrl);
-    await untilHubLists(hubUrl, 'plant-a.ping');
+    plant = await startPlantA(edgeFlows, 'plant-a.ping');
+    ({ edge, hubUrl } = plant);
   });
 
-  after(async () => {
-    await Promise.all([hub?.stop(), edge?.stop()]);
-    await store?.redis.stop();
-  });
+  after(() => plant?.stop());
 
   for (const era of ['legacy', 'modern'] as Era[]) {
     it(`${era}: lists the edge's resources, templates and prompts under the hub's naming`, async () => {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flowServer, runtime, storage, tab } from './flows.js';
-import { connect, withClient } from './mcp-http.js';
-import { repoRoot, type FlowNode } from './node-red-process.js';
+import { connect, waitForEndpoint, withClient } from './mcp-http.js';
+import { repoRoot, startNodeRed, type FlowNode, type NodeRedProcess } from './node-red-process.js';
+import { freePort } from './ports.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
 /**
@@ -57,4 +58,37 @@ export async function untilHubLists(url: string, toolName: string): Promise<void
     }
     assert.fail(`${url} never listed ${toolName}`);
   });
+}
+
+/** One hub Node-RED serving site plant-a (`/hub`) and one edge Node-RED of that site, on one Redis with the docs' users. */
+export interface PlantA {
+  readonly store: EdgeRedis;
+  readonly hub: NodeRedProcess;
+  readonly edge: NodeRedProcess;
+  readonly hubUrl: string;
+  /** Both Node-REDs, then Redis. */
+  stop(): Promise<void>;
+}
+
+/** Starts the hub and an edge running `edgeFlows`; resolves once the hub lists the edge's `tool`. */
+export async function startPlantA(edgeFlows: (port: number) => FlowNode[], tool: string, prefix = 'mcptest'): Promise<PlantA> {
+  const store = await startEdgeRedis(prefix);
+  const [hubPort, edgePort] = [await freePort(), await freePort()];
+  const hubUrl = `http://127.0.0.1:${hubPort}/hub`;
+  const [hub, edge] = await Promise.all([
+    startNodeRed(plantAHubFlows(hubPort), { env: { MCP_TEST_REDIS_URL: store.hubUrl } }),
+    startNodeRed(edgeFlows(edgePort), { env: { MCP_TEST_REDIS_URL: store.edgeUrl } }),
+  ]);
+  const stop = async () => {
+    await Promise.all([hub.stop(), edge.stop()]);
+    await store.redis.stop();
+  };
+  try {
+    await waitForEndpoint(hubUrl);
+    await untilHubLists(hubUrl, tool);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { store, hub, edge, hubUrl, stop };
 }
