@@ -16,7 +16,9 @@ export interface LogLine {
   readonly logger?: string;
 }
 
-type Notify = ServerContext['mcpReq']['notify'];
+/** How a call stream hands a notification on: the SDK's request context, or a direct answer's event stream. */
+export type CallStreamNotify = ServerContext['mcpReq']['notify'];
+type Notify = CallStreamNotify;
 
 /** How much one call's notifications may wait for a client that does not read them. */
 export interface CallStreamBound {

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
  * it (`result`, then `jsonrpc` and `id`, as one JSON body).
  */
 export function writeJsonRpcResult(res: ServerResponse, resultJson: string, id: string | number): void {
-  const body = `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  const body = jsonRpcResultText(resultJson, id);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -24,8 +24,24 @@ export function writeJsonRpcAnswerFromHead(res: ServerResponse, head: Buffer, id
 }
 
 /** Writes a JSON-RPC error answer to a request, in the SDK's shape (HTTP 200: the exchange itself worked). */
-export function writeJsonRpcError(res: ServerResponse, id: string | number, error: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } });
+export function writeJsonRpcError(res: ServerResponse, id: string | number, error: JsonRpcErrorFields): void {
+  const body = jsonRpcErrorText(id, error);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+export interface JsonRpcErrorFields {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/** A JSON-RPC answer's text from its result's JSON text, in the SDK's key order (`result`, `jsonrpc`, `id`). */
+export function jsonRpcResultText(resultJson: string, id: string | number): string {
+  return `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
+/** A JSON-RPC error answer's text, in the SDK's key order (`jsonrpc`, `id`, `error`). */
+export function jsonRpcErrorText(id: string | number, error: JsonRpcErrorFields): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } });
 }

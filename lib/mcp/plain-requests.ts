@@ -62,20 +62,34 @@ export interface PlainToolCall {
   readonly arguments: Record<string, unknown>;
   /** What a 2026-07-28 client declared it can do (its envelope's capabilities); undefined on the 2025 revisions. */
   readonly clientCapabilities?: Record<string, unknown>;
+  /** The client's progress token (Claude Code and Codex send one with every call); the answer may then be an event stream. */
+  readonly progressToken?: string | number;
 }
 
 /**
- * A 2025-era `tools/call` that asks for nothing but the call itself — `params` of `name`,
- * `arguments` (an object, or none) and a `_meta` without a progress token or any key of the
- * protocol's own — sent with headers the SDK's transport accepts; undefined for anything else,
- * which takes the SDK's path and gets its answer or its error from there. The request shape
- * checked here is a strict subset of what the SDK's schemas accept.
+ * A 2025-era `tools/call` that asks for nothing but the call itself and perhaps its progress —
+ * `params` of `name`, `arguments` (an object, or none) and a `_meta` without any key of the
+ * protocol's own but a progress token of the SDK's type (a string or an integer) — sent with headers
+ * the SDK's transport accepts; undefined for anything else, which takes the SDK's path and gets its
+ * answer or its error from there. The request shape checked here is a strict subset of what the
+ * SDK's schemas accept.
  */
 export function plainLegacyToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
   const call = plainCallParams(body);
   if (!call || !isPlainMeta(call.meta)) return undefined;
   const revision = plainLegacyRevision(req);
-  return revision === undefined ? undefined : { id: call.id, revision, name: call.name, arguments: call.arguments };
+  if (revision === undefined) return undefined;
+  const progressToken = progressTokenOf(call.meta);
+  return { id: call.id, revision, name: call.name, arguments: call.arguments, ...(progressToken !== undefined ? { progressToken } : {}) };
+}
+
+/**
+ * The progress token of a `_meta` that `isPlainMeta` or `plainModernEnvelope` took. The SDK's schema
+ * takes a string or an integer; an integer beyond the safe range is left to it.
+ */
+function progressTokenOf(meta: unknown): string | number | undefined {
+  const token = (meta as Record<string, unknown> | undefined)?.['progressToken'];
+  return typeof token === 'string' || Number.isSafeInteger(token) ? (token as string | number) : undefined;
 }
 
 /** The id, tool name, arguments (an object, or none) and `_meta` of a `tools/call` whose params hold nothing else. */
@@ -90,10 +104,17 @@ function plainCallParams(body: unknown): { id: string | number; name: string; ar
   return typeof name === 'string' && isPlainObject(args) ? { id, name, arguments: args, meta: params['_meta'] } : undefined;
 }
 
+/**
+ * A 2025-era `_meta` the direct path takes: none, or keys of the client's own and a progress token of
+ * the SDK's type. A direct read or prompt ignores the token, as the SDK's path does (neither reports
+ * progress, and a 2025-era read with a token is answered as JSON there too).
+ */
 function isPlainMeta(meta: unknown): boolean {
   if (meta === undefined) return true;
   if (!isPlainObject(meta)) return false;
-  for (const key in meta) if (key === 'progressToken' || key.startsWith(PROTOCOL_META_PREFIX)) return false;
+  for (const key in meta) {
+    if (key === 'progressToken' ? progressTokenOf(meta) === undefined : key.startsWith(PROTOCOL_META_PREFIX)) return false;
+  }
   return true;
 }
 
@@ -125,11 +146,11 @@ export function plainModernToolsListId(req: IncomingMessage, body: unknown): str
 }
 
 /**
- * A 2026-07-28 `tools/call` that asks for nothing but the call itself: headers naming the revision,
- * the method and the tool as its body does, both media types accepted, a JSON body; `params` of
- * `name`, `arguments` (an object, or none) and an envelope of the protocol version, client info and
- * client capabilities only (no log level, no progress token, no answers or request state of an
- * earlier round). Undefined for anything else, which takes the SDK's path and gets its answer or
+ * A 2026-07-28 `tools/call` that asks for nothing but the call itself and perhaps its progress:
+ * headers naming the revision, the method and the tool as its body does, both media types accepted,
+ * a JSON body; `params` of `name`, `arguments` (an object, or none) and an envelope of the protocol
+ * version, client info and client capabilities, and perhaps a progress token (no log level, no
+ * answers or request state of an earlier round). Undefined for anything else, which takes the SDK's path and gets its answer or
  * its error from there.
  */
 export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainToolCall | undefined {
@@ -138,20 +159,24 @@ export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainT
   const envelope = call && req.headers['mcp-name'] === call.name ? plainModernEnvelope(req, body, 'tools/call', call.meta) : undefined;
   if (!call || !envelope) return undefined;
   const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
-  return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities: isPlainObject(declared) ? declared : {} };
+  const progressToken = progressTokenOf(envelope);
+  const clientCapabilities = isPlainObject(declared) ? declared : {};
+  return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities, ...(progressToken !== undefined ? { progressToken } : {}) };
 }
 
 /**
- * The envelope of a 2026-07-28 request that asks for nothing but its answer: headers naming the
- * revision and the method, both media types accepted, a JSON body, and a `_meta` holding the
- * protocol version, client info and client capabilities that the SDK's own classification takes,
- * and no log level, progress token, or protocol key of any other kind. Keys of the client's own
- * may be there. Undefined for anything else.
+ * The envelope of a 2026-07-28 request that asks for nothing but its answer (and perhaps progress):
+ * headers naming the revision and the method, both media types accepted, a JSON body, and a `_meta`
+ * holding the protocol version, client info and client capabilities that the SDK's own
+ * classification takes, perhaps a progress token of the SDK's type, and no log level or protocol key
+ * of any other kind. Keys of the client's own may be there. Undefined for anything else.
  */
 function plainModernEnvelope(req: IncomingMessage, body: unknown, method: DirectMethod, meta: unknown): Record<string, unknown> | undefined {
   if (req.headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION || req.headers['mcp-method'] !== method) return undefined;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
-  for (const key in meta) if (key === 'progressToken' || (key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key))) return undefined;
+  for (const key in meta) {
+    if (key === 'progressToken' ? progressTokenOf(meta) === undefined : key.startsWith(PROTOCOL_META_PREFIX) && !ENVELOPE_KEYS.has(key)) return undefined;
+  }
   return acceptsJsonAndEvents(req) && envelopeIsValid(meta, body, method) ? meta : undefined;
 }
 
@@ -221,9 +246,10 @@ type DirectMethod = 'tools/call' | 'tools/list' | 'resources/read' | 'prompts/ge
 /**
  * Whether the SDK's own classification takes the envelope (client info and capabilities against the
  * revision's schema). Remembered by the envelope's JSON text: clients repeat theirs on every call.
+ * The progress token, new with every call, is left out of that text (its type is checked above).
  */
 function envelopeIsValid(meta: Record<string, unknown>, body: unknown, method: DirectMethod): boolean {
-  const key = JSON.stringify(meta);
+  const key = JSON.stringify('progressToken' in meta ? { ...meta, progressToken: undefined } : meta);
   if (validEnvelopes.has(key)) return true;
   const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_PROTOCOL_VERSION, mcpMethodHeader: method, body });
   if (outcome.kind !== 'modern') return false;

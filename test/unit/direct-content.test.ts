@@ -111,7 +111,7 @@ function request(era: Era, id: string | number, method: string, params: Record<s
   };
 }
 const read = (era: Era, id: string | number, uri: unknown, meta?: Record<string, unknown>) => request(era, id, 'resources/read', { uri }, meta);
-const prompt = (era: Era, id: string | number, name: string, args?: unknown) => request(era, id, 'prompts/get', { name, ...(args !== undefined ? { arguments: args } : {}) });
+const prompt = (era: Era, id: string | number, name: string, args?: unknown, meta?: Record<string, unknown>) => request(era, id, 'prompts/get', { name, ...(args !== undefined ? { arguments: args } : {}) }, meta);
 
 /** A sealed requestState differs by nature between two endpoints (its key, its time): compared by shape. */
 const withoutSealedState = (answer: string) => answer.replace(/"requestState":"[^"]+"/, '"requestState":"…"');
@@ -173,6 +173,8 @@ for (const era of ['legacy', 'modern'] as const) {
       ['a prompt whose flow answers with no messages', prompt(era, 29, 'flowed', { who: 'bad' })],
       ['a prompt whose flow asks the client', prompt(era, 30, 'open', { who: 'asks' })],
       ['a _meta of the client’s own', read(era, 31, 'demo://fixed', { 'claudecode/x': 1 })],
+      ['a progress token (Codex sends one with every request; a read reports no progress)', read(era, 32, 'demo://fixed', { progressToken: 'p' })],
+      ['a prompt with a progress token', prompt(era, 33, 'greet', { who: 'Ada' }, { progressToken: 7 })],
     ];
     for (const [label, sent] of cases) {
       it(label, async () => {
@@ -211,7 +213,7 @@ for (const era of ['legacy', 'modern'] as const) {
     });
 
     const others: Array<[string, Sent]> = [
-      ['a progress token', read(era, 50, 'demo://fixed', { progressToken: 'p' })],
+      ['a progress token of another type', read(era, 50, 'demo://fixed', { progressToken: 0.5 })],
       ['a key besides uri', request(era, 51, 'resources/read', { uri: 'demo://fixed', extra: 1 })],
       ['a URI that is not a string', read(era, 52, 7)],
       ['prompt arguments that are not an object', prompt(era, 53, 'greet', ['Ada'])],

@@ -40,6 +40,13 @@ function flow(endpoint: () => McpEndpoint) {
         return settle({ error: { message: 'the database is down' } });
       case 'bigint':
         return settle({ result: { count: 10n } });
+      case 'reports':
+        // Two progress reports (the second with a total and a message), then the answer.
+        return setImmediate(() => {
+          endpoint().progress(request.executionId, { progress: 1 });
+          endpoint().progress(request.executionId, { progress: 2, total: 4, message: 'half way' });
+          setTimeout(() => endpoint().settle(request.executionId, { result: 'reported' }), 5);
+        });
       case 'silent':
         return;
       case 'hold':
@@ -65,6 +72,7 @@ const TOOLS = () =>
     parseToolConfig({ toolName: 'bare-scalar', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'fails', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'bigint', endpoint: '/mcp', inputSchema: ANY }),
+    parseToolConfig({ toolName: 'reports', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'silent', endpoint: '/mcp', inputSchema: ANY, timeout: 1 }),
     parseToolConfig({ toolName: 'hold', endpoint: '/mcp', inputSchema: ANY }),
     parseToolConfig({ toolName: 'asks', endpoint: '/mcp', inputSchema: ANY }),
@@ -101,6 +109,8 @@ async function serve(directAnswers: boolean): Promise<Served> {
   served.events = events;
   return served;
 }
+
+const MODERN_META = modernMeta({ roots: {} });
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 
@@ -234,10 +244,97 @@ describe('the first page of a 2025-era tools/list', () => {
   });
 });
 
+describe('calls with a progress token (Claude Code and Codex send one with every call) served directly answer exactly as through the SDK', () => {
+  const token = (value: string | number) => ({ _meta: { progressToken: value } });
+  const modernToken = (value: string | number) => ({ ...MODERN_META, progressToken: value });
+  const legacyCases: Array<[string, unknown]> = [
+    ['a flow that reports progress twice, then answers (a string token)', call(90, 'reports', {}, token('p-90'))],
+    ['a flow that reports progress (an integer token)', call(91, 'reports', {}, token(91))],
+    ['a flow that answers at once: still an event stream, as the SDK’s 2025 transport answers', call(92, 'echo', { text: 'hi' }, token('p-92'))],
+    ['invalid arguments', call(93, 'echo', { text: 5 }, token('p-93'))],
+    ['a flow that fails', call(94, 'fails', {}, token('p-94'))],
+    ['a flow that asks although the tool declares nothing (the call has a stream: told its tool declares nothing)', call(95, 'asks', {}, token('p-95'))],
+    ['a flow that never answers (the time limit)', call(96, 'silent', {}, token('p-96'))],
+    ['a token beside keys of the client’s own', call(97, 'reports', {}, { _meta: { progressToken: 'p-97', 'claudecode/toolUseId': 'x' } })],
+  ];
+  for (const [label, body] of legacyCases) {
+    it(`2025-11-25: ${label}`, async () => {
+      const { fast, sdk, fastRuns, sdkRuns, fastEvents, sdkEvents } = await both(body);
+      assert.equal(fastRuns, 0, 'served without the SDK transport');
+      assert.equal(sdkRuns, 1);
+      assert.deepEqual(fast, sdk);
+      assert.equal(fast.type, 'text/event-stream');
+      assert.deepEqual(fastEvents, sdkEvents);
+      assert.equal(fastEvents.length, 1);
+    });
+  }
+  const modernCases: Array<[string, ReturnType<typeof modernCall>]> = [
+    ['a flow that reports progress: an event stream from the first report', modernCall(100, 'reports', {}, modernToken('p-100'))],
+    ['a flow that answers at once: one JSON body, as the SDK answers', modernCall(101, 'echo', { text: 'hi' }, modernToken(101))],
+    ['invalid arguments', modernCall(102, 'echo', { text: 5 }, modernToken('p-102'))],
+    ['a flow that asks although the tool declares nothing', modernCall(103, 'asks', {}, modernToken('p-103'))],
+  ];
+  for (const [label, { body, headers }] of modernCases) {
+    it(`2026-07-28: ${label}`, async () => {
+      const before = sdkUse.serverConnects;
+      const { fast, sdk, fastEvents, sdkEvents } = await both(JSON.parse(JSON.stringify(body)), headers);
+      assert.equal(sdkUse.serverConnects - before, 1, 'only the comparison endpoint built a server for the request');
+      assert.deepEqual(fast, sdk);
+      assert.deepEqual(fastEvents, sdkEvents);
+      assert.equal(fastEvents.length, 1);
+    });
+  }
+
+  it('the bytes on the wire, head and every event, are the SDK’s in both eras', async () => {
+    const legacy = call(110, 'reports', {}, token('p-110'));
+    const modern = modernCall(111, 'reports', {}, modernToken('p-111'));
+    for (const [body, headers] of [[legacy, HEADERS], [modern.body, modern.headers]] as const) {
+      const fast = await rawWithHeaders(direct.port, body, headers);
+      assert.equal(fast, await rawWithHeaders(viaSdk.port, body, headers));
+      assert.match(fast, /\ncache-control: no-cache, no-transform\n/);
+      assert.match(fast, /event: message\ndata: \{"jsonrpc":"2\.0","method":"notifications\/progress","params":\{"progressToken":"p-11\d","progress":2,"total":4,"message":"half way"\}\}\n\n/);
+    }
+  });
+
+  it('a full broker: the same JSON-RPC error on both paths, in the same framing', async () => {
+    const answers = [];
+    for (const served of [direct, viaSdk]) {
+      const held = [post(served.port, call(120, 'hold')), post(served.port, call(121, 'hold'))];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answers.push(await rawWithHeaders(served.port, call(122, 'echo', { text: 'x' }, token('p-122')), HEADERS));
+      const { body, headers } = modernCall(123, 'echo', { text: 'x' }, modernToken('p-123'));
+      answers.push(await rawWithHeaders(served.port, body, headers));
+      await Promise.all(held);
+    }
+    assert.deepEqual(answers.slice(0, 2), answers.slice(2));
+    assert.match(answers[0]!, /text\/event-stream[\s\S]*"code":-32000/);
+    assert.match(answers[1]!, /application\/json[\s\S]*"code":-32000/);
+  });
+});
+
+/** A whole answer as text with its headers but the date (the framing, chunked or sized, is part of it). */
+function rawWithHeaders(port: number, body: unknown, headers: Record<string, string>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const head = Object.entries(res.headers).filter(([name]) => name !== 'date').map(([name, value]) => `${name}: ${String(value)}`);
+        resolve(`${res.statusCode}\n${head.join('\n')}\n\n${text}`);
+      });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 describe('requests the direct path leaves to the SDK', () => {
   const others: Array<[string, unknown, Record<string, string>?]> = [
     ['an unknown tool (-32602)', call(30, 'nope')],
-    ['a progress token (an event stream)', call(31, 'echo', { text: 'hi' }, { _meta: { progressToken: 'p' } })],
+    ['a progress token that is neither a string nor an integer', call(31, 'echo', { text: 'hi' }, { _meta: { progressToken: 1.5 } })],
+    ['a progress token that is an object', call(37, 'echo', { text: 'hi' }, { _meta: { progressToken: { id: 1 } } })],
+    ['a progress token beyond the safe integers', call(38, 'echo', { text: 'hi' }, { _meta: { progressToken: 2 ** 60 } })],
     ['a task parameter', call(32, 'echo', { text: 'hi' }, { task: { ttl: 1000 } })],
     ['arguments that are not an object', call(33, 'echo', 'text')],
     ['a fractional id', call(1.5, 'echo', { text: 'hi' })],
@@ -286,8 +383,6 @@ describe('a call that ends without its answer, and a caller that wants log lines
     assert.deepEqual(fast, sdk);
   });
 });
-
-const MODERN_META = modernMeta({ roots: {} });
 
 /** A 2026-07-28 tools/call as the official client sends it: the envelope in `_meta`, the method and tool repeated in headers. */
 function modernCall(id: string | number, name: string, args?: unknown, meta: Record<string, unknown> = MODERN_META) {

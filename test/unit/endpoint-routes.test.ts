@@ -54,7 +54,9 @@ describe('the endpoint\'s route table', () => {
       ['a first tools/list page', LEGACY, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, '2025 tools/list, first page'],
       ['a second tools/list page', LEGACY, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'x' } }, '2025-era exchange'],
       ['a plain 2025 call', LEGACY, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } }, 'plain tools/call'],
-      ['a 2025 call asking for progress', LEGACY, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', _meta: { progressToken: 1 } } }, '2025-era exchange'],
+      ['a 2025 call asking for progress', LEGACY, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', _meta: { progressToken: 1 } } }, 'plain tools/call'],
+      // The SDK's era check does not take it as a 2025 request: it is refused as a 2026-07-28 one.
+      ['a 2025 call with a progress token of another type', LEGACY, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', _meta: { progressToken: 1.5 } } }, '2026-07-28 tools request'],
       ['a call of a tool not served here', LEGACY, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nope' } }, '2025-era exchange'],
       ['a plain 2026 call', { ...MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: MODERN_META } }, 'plain tools/call'],
       ['a 2026 call whose Mcp-Name header disagrees', { ...MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'other' }, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', _meta: MODERN_META } }, '2026-07-28 tools request'],

@@ -28,9 +28,24 @@ describe('plainLegacyToolCall: which 2025-era tool calls may be served directly'
     }
   });
 
+  it('takes a progress token of the SDK’s type (a string or a safe integer) and says so', () => {
+    assert.deepEqual(plainLegacyToolCall(request(LEGACY_HEADERS), call({ name: 'echo', _meta: { progressToken: 1 } })), {
+      id: 7,
+      revision: '2025-11-25',
+      name: 'echo',
+      arguments: {},
+      progressToken: 1,
+    });
+    assert.equal(plainLegacyToolCall(request(LEGACY_HEADERS), call({ name: 'echo', _meta: { progressToken: 'p', mine: 2 } }))?.progressToken, 'p');
+    assert.equal(plainLegacyToolCall(request(LEGACY_HEADERS), call({ name: 'echo' }))?.progressToken, undefined);
+  });
+
   it('leaves every other shape to the SDK', () => {
     const others: Array<[string, Record<string, string | undefined>, unknown]> = [
-      ['a progress token', LEGACY_HEADERS, call({ name: 'echo', _meta: { progressToken: 1 } })],
+      ['a fractional progress token', LEGACY_HEADERS, call({ name: 'echo', _meta: { progressToken: 1.5 } })],
+      ['a progress token beyond the safe integers', LEGACY_HEADERS, call({ name: 'echo', _meta: { progressToken: 2 ** 60 } })],
+      ['a null progress token', LEGACY_HEADERS, call({ name: 'echo', _meta: { progressToken: null } })],
+      ['a progress token that is an object', LEGACY_HEADERS, call({ name: 'echo', _meta: { progressToken: {} } })],
       ['a protocol _meta key', LEGACY_HEADERS, call({ name: 'echo', _meta: { 'io.modelcontextprotocol/related-task': {} } })],
       ['a task', LEGACY_HEADERS, call({ name: 'echo', task: {} })],
       ['arguments that are no object', LEGACY_HEADERS, call({ name: 'echo', arguments: [1] })],
@@ -62,6 +77,12 @@ describe('plainModernToolCall: which 2026-07-28 tool calls may be served directl
     assert.equal(plainModernToolCall(request(MODERN_HEADERS), call({ name: 'echo', _meta: withoutClientInfo }))?.name, 'echo');
   });
 
+  it('takes a progress token of the SDK’s type beside the envelope, a new one on every call', () => {
+    for (const token of ['p-1', 'p-2', 3, 4]) {
+      assert.equal(plainModernToolCall(request(MODERN_HEADERS), call({ name: 'echo', _meta: { ...ENVELOPE, progressToken: token } }))?.progressToken, token);
+    }
+  });
+
   it('leaves every other shape to the SDK', () => {
     const others: Array<[string, Record<string, string | undefined>, unknown]> = [
       ['no envelope', MODERN_HEADERS, call({ name: 'echo' })],
@@ -69,7 +90,8 @@ describe('plainModernToolCall: which 2026-07-28 tool calls may be served directl
       ['client info of the wrong shape', MODERN_HEADERS, call({ name: 'echo', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 5 } } })],
       ['capabilities of the wrong shape', MODERN_HEADERS, call({ name: 'echo', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'all' } })],
       ['a log level', MODERN_HEADERS, call({ name: 'echo', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'info' } })],
-      ['a progress token', MODERN_HEADERS, call({ name: 'echo', _meta: { ...ENVELOPE, progressToken: 'p' } })],
+      ['a fractional progress token', MODERN_HEADERS, call({ name: 'echo', _meta: { ...ENVELOPE, progressToken: 0.5 } })],
+      ['a progress token that is a list', MODERN_HEADERS, call({ name: 'echo', _meta: { ...ENVELOPE, progressToken: ['p'] } })],
       ['answers of an earlier round', MODERN_HEADERS, call({ name: 'echo', _meta: ENVELOPE, inputResponses: {}, requestState: 'x' })],
       ['no Mcp-Method header', { ...MODERN_HEADERS, 'mcp-method': undefined }, call({ name: 'echo', _meta: ENVELOPE })],
       ['an Mcp-Name of another tool', { ...MODERN_HEADERS, 'mcp-name': 'other' }, call({ name: 'echo', _meta: ENVELOPE })],
@@ -98,11 +120,14 @@ describe('plainResourceRead and plainPromptGet: which reads and prompts may be s
     const modern = plainResourceRead(request(modernHeaders('resources/read', 'a://b')), body('resources/read', { uri: 'a://b', _meta: ENVELOPE }));
     assert.deepEqual(modern, { id: 'r', revision: '2026-07-28', envelope: ENVELOPE, uri: 'a://b' });
     assert.equal(plainPromptGet(request(modernHeaders('prompts/get', 'p')), body('prompts/get', { name: 'p', arguments: {}, _meta: ENVELOPE }))?.name, 'p');
+    // Codex sends a progress token with every request; neither reads nor prompts report progress, so it changes nothing.
+    assert.equal(plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b', _meta: { progressToken: 1 } }))?.uri, 'a://b');
+    assert.equal(plainPromptGet(request(modernHeaders('prompts/get', 'p')), body('prompts/get', { name: 'p', _meta: { ...ENVELOPE, progressToken: 'q' } }))?.name, 'p');
   });
 
   it('leaves every other shape to the SDK', () => {
     const others: Array<[string, () => unknown]> = [
-      ['a progress token', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b', _meta: { progressToken: 1 } }))],
+      ['a progress token of another type', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b', _meta: { progressToken: true } }))],
       ['a key besides uri', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 'a://b', cursor: 'x' }))],
       ['a URI that is no string', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/read', { uri: 5 }))],
       ['another method', () => plainResourceRead(request(LEGACY_HEADERS), body('resources/list', { uri: 'a://b' }))],

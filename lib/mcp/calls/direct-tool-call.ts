@@ -15,6 +15,8 @@ import type { ToolCatalog } from '../tool-catalog.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import { invalidArgumentsResult, resultFromOutcome } from '../tool-result.js';
 import type { HangUpSignal } from '../../core/hang-up.js';
+import { CallStream, type CallStreamNotify } from '../call-stream.js';
+import { EventStreamAnswer } from '../event-stream-answer.js';
 
 /** The endpoint's parts a direct call uses: the same ones its SDK path uses. */
 export interface DirectCallDependencies {
@@ -27,12 +29,15 @@ export interface DirectCallDependencies {
   begin(tool: ToolDefinition, args: Record<string, unknown>, context: ExecutionContext, signal: HangUpSignal, finish: CallFinish, extra?: FlowCallOptions): Promise<ExecutionOutcome>;
   /** The SDK's 2025 wire projection of a tool result. */
   projectLegacy(result: CallToolResult, outputSchema: ToolDefinition['outputSchema']): CallToolResult;
+  /** Told how many progress reports a call dropped because its client did not read them. */
+  reportDropped(count: number): void;
 }
 
 /**
  * The flow tool a plain call may be served by directly: one the endpoint serves whose call can need
- * nothing only the SDK's path provides — no response stream (a tool that asks the client gets one,
- * and so does a 2025-era caller that chose a log level), no task, no in-process tool, no
+ * nothing only the SDK's path provides — no stream of questions or log lines (a tool that asks the
+ * client gets one, and so does a 2025-era caller that chose a log level; a progress token is served
+ * here), no task, no in-process tool, no
  * `Mcp-Param-*` headers to check. Undefined sends the call down the SDK's path, which also answers
  * every refusal (an unknown tool, a tool that runs only as a task).
  */
@@ -52,7 +57,9 @@ export function directlyServedTool(catalog: ToolCatalog, call: PlainToolCall, le
  * tool's schema, the concurrency cap, the result's shape and output schema), the same telemetry and
  * the same answer, minus its per-request web Request, transport and server, its schema parsing of a
  * request already known to be well-formed, and its re-validation of a result built valid here. The
- * answer is one JSON body, as the SDK's transports write it.
+ * answer is one JSON body, as the SDK's transports write it; a call with a progress token gets the
+ * SDK's framing for one (event-stream-answer.ts): on the 2025 revisions always an event stream, on
+ * 2026-07-28 a stream only once the flow reports progress before its answer.
  */
 export async function serveDirectCall(
   deps: DirectCallDependencies,
@@ -63,18 +70,35 @@ export async function serveDirectCall(
 ): Promise<void> {
   const modern = call.revision === MODERN_PROTOCOL_VERSION;
   const finish = deps.report(exchange.caller, exchange.disconnected, performance.now());
+  const answer = call.progressToken === undefined ? undefined : new EventStreamAnswer(res);
+  // The SDK's 2025 transport answers every call with a progress token as a stream, from the start.
+  if (answer && !modern) answer.open();
   const problems = tool.checkArguments(call.arguments);
   if (problems.length > 0) {
     const result = invalidArgumentsResult(tool.name, problems);
     const json = JSON.stringify(result);
     const mode = tool.modeOfRefused?.(call.arguments);
     finish(tool, 'invalid_arguments', result, mode !== undefined ? { mode } : {}, json);
-    return writeAnswer(res, call.id, modern, deps.serverInfo, result, json);
+    return writeAnswer(res, answer, call.id, modern, deps.serverInfo, result, json);
   }
   const context = executionContextOf(exchange.caller, deps.path, tool, call.revision, call.id, call.clientCapabilities);
+  const stream = answer && progressStream(answer, call.progressToken!, res, deps.reportDropped);
   // Up to here nothing waits, so this frame ends: the parsed request and the exchange are not kept
   // for as long as the flow works (10 000 calls may wait at once), only what the answer needs.
-  return answerWhenDone(deps, tool, call.arguments, context, exchange.disconnected, finish, res, call.id, modern);
+  return answerWhenDone(deps, tool, call.arguments, context, exchange.disconnected, finish, res, call.id, modern, answer, stream);
+}
+
+/**
+ * The call stream of a direct call with a progress token: the flow's progress reports become
+ * `notifications/progress` events on the call's own answer, bounded as on the SDK's path (a client
+ * that does not read them has them dropped and counted). Log lines are not asked for on this path.
+ */
+function progressStream(answer: EventStreamAnswer, token: string | number, res: ServerResponse, onDropped: (count: number) => void): CallStream {
+  const notify: CallStreamNotify = (notification) => {
+    answer.send(JSON.stringify({ jsonrpc: '2.0', ...notification }));
+    return Promise.resolve();
+  };
+  return new CallStream(notify, token, undefined, { maxBacklogBytes: DEFAULTS.maxCallStreamBacklogBytes, response: res, onDropped });
 }
 
 async function answerWhenDone(
@@ -87,36 +111,42 @@ async function answerWhenDone(
   res: ServerResponse,
   id: RequestId,
   modern: boolean,
+  answer: EventStreamAnswer | undefined,
+  stream: CallStream | undefined,
 ): Promise<void> {
   let outcome: ExecutionOutcome;
   let inputRounds: number | undefined;
+  const streamed = stream ? { stream, progressToken: true } : {};
   try {
-    outcome = await deps.begin(tool, args, context, disconnected, finish, {});
+    outcome = await deps.begin(tool, args, context, disconnected, finish, streamed);
     if (outcome.kind === 'input') {
       // Made only for the rare call whose flow asks.
-      const begin = (input: RoundInput | undefined) => deps.begin(tool, args, context, disconnected, finish, input !== undefined ? { input } : {});
+      const begin = (input: RoundInput | undefined) => deps.begin(tool, args, context, disconnected, finish, input !== undefined ? { ...streamed, input } : streamed);
       // The tool declares no questions (and a 2025-era JSON answer is no stream to ask on): the
       // flow is told so, round after round, exactly as on the SDK's path.
-      const cannotAsk = modern ? {} : { cannotAsk: noStreamToAsk(tool.name) };
+      const cannotAsk = modern || answer ? {} : { cannotAsk: noStreamToAsk(tool.name) };
       const options = { begin, deliver: neverDelivered, declared: NOTHING_DECLARED, ...cannotAsk, maxRounds: MAX_INPUT_ROUNDS, what: `Tool "${tool.name}"` };
       outcome = (await continueRounds(options, outcome, undefined)) as ExecutionOutcome;
       inputRounds = 1;
     }
   } catch (error) {
-    if (error instanceof ProtocolError) return writeJsonRpcError(res, id, error);
-    throw error;
+    if (!(error instanceof ProtocolError)) throw error;
+    return answer ? answer.error(id, error) : writeJsonRpcError(res, id, error);
   }
+  await stream?.end();
   const shaped = resultFromOutcome(tool, outcome, DEFAULTS.maxResultBytes);
   const result = modern ? projectModern(shaped) : deps.projectLegacy(shaped, tool.outputSchema);
   const json = JSON.stringify(result);
   const status = outcome.kind === 'answered' ? (result.isError ? 'error' : 'success') : outcome.kind;
   finish(tool, status as CallOutcome, result, inputRounds !== undefined ? { inputRounds } : {}, json);
-  writeAnswer(res, id, modern, deps.serverInfo, result, json);
+  writeAnswer(res, answer, id, modern, deps.serverInfo, result, json);
 }
 
-/** The one JSON answer of a direct call: the 2025 result as it is, the 2026-07-28 one completed. */
-function writeAnswer(res: ServerResponse, id: RequestId, modern: boolean, serverInfo: ServerIdentity, result: CallToolResult, json: string): void {
-  writeJsonRpcResult(res, modern ? JSON.stringify(completeModernResult(result, serverInfo)) : json, id);
+/** The answer of a direct call, as JSON or as its stream's last event: the 2025 result as it is, the 2026-07-28 one completed. */
+function writeAnswer(res: ServerResponse, answer: EventStreamAnswer | undefined, id: RequestId, modern: boolean, serverInfo: ServerIdentity, result: CallToolResult, json: string): void {
+  const resultJson = modern ? JSON.stringify(completeModernResult(result, serverInfo)) : json;
+  if (answer) answer.result(resultJson, id);
+  else writeJsonRpcResult(res, resultJson, id);
 }
 
 /**

@@ -105,6 +105,7 @@ export function buildEndpointParts(options: McpEndpointOptions): EndpointParts {
     report,
     begin: (tool, args, context, signal, finish, extra) => flowCalls.begin(tool, args, context, signal, finish, extra),
     projectLegacy: (result, outputSchema) => legacy.projectCallToolResult(result, outputSchema),
+    reportDropped: toolCalls.reportDropped,
   };
   const streaming = toNodeHandler(modern, { maxRequestBodySize: DEFAULTS.maxRequestBodyBytes });
   const directContent: DirectContentDependencies = { content, serverInfo: direct.serverInfo };
