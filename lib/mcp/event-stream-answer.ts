@@ -77,15 +77,18 @@ export class EventStreamAnswer {
     return this.streaming;
   }
 
-  /** Opens the event stream now: its head goes out, and keep-alive frames while it stays open. */
+  /**
+   * Opens the event stream now, and keep-alive frames while it stays open. Its head goes out with the
+   * first bytes after it (an event, a keep-alive frame or the answer), in the same write: a quick
+   * call's whole answer is one write, as a JSON answer is.
+   */
   open(): void {
     if (this.streaming) return;
     this.streaming = true;
     const res = this.res;
     res.writeHead(200, EVENT_STREAM_HEADERS);
-    res.flushHeaders();
+    // Forgotten by `finish`, which every call reaches; a stream whose client left is dropped by the next tick.
     this.ticker.add(res);
-    res.once('close', () => this.ticker.delete(res));
   }
 
   /** One message before the answer (a notification's JSON text); opens the stream first. Nothing is written to a client that left. */
