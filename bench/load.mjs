@@ -49,6 +49,8 @@ export const GET_PROMPT = rpc(1, 'prompts/get', { name: 'p_0', arguments: { who:
 export const PROGRESS_TOKEN = 'bench-progress';
 /** A tools/call of `name` with a progressToken (flows.mjs progress_0 reports 1 of 1, then answers `hi`). */
 export const progressCall = (name) => rpc(1, 'tools/call', { name, arguments: { text: 'hi' }, _meta: { progressToken: PROGRESS_TOKEN } });
+/** The same call with a progressToken as Claude Code and Codex send with every call: a new token each time, here a fixed one of the same shape. */
+export const tokenCall = (name) => rpc(1, 'tools/call', { name, arguments: { text: 'hi' }, _meta: { progressToken: 7 } });
 
 /**
  * The messages of an SSE response body, in order: each event's `data:` line(s) parsed as JSON (a

@@ -13,6 +13,9 @@
 //                   same version as the palette's; what a user builds without any palette, and a
 //                   stand-in for hand-written palettes that answer JSON-RPC without the SDK or checks
 //   this package    Local 1 / 100 / 500 tools; OAuth + Memory and OAuth + Redis, 500 tools
+//   token-1         Local 1 tool, the same tools/call with a progressToken in `_meta` and no progress
+//                   reported, as Claude Code and Codex send every call (2025 revisions: an SSE answer
+//                   of one event; 2026-07-28: a JSON answer); printed against Local 1 tool
 // Phase `relay` adds edge relaying: a hub Node-RED (Local access) serving the one echo tool of an edge
 // Node-RED through Redis pub/sub (hub → Redis → edge flow → Redis → hub; flows.mjs relayHubFlows,
 // relayEdgeFlows), each in its own process, with the Redis the OAuth phase uses. Its tools/call joins
@@ -91,7 +94,7 @@ import { startSentinelDeployment } from '../dist/test/support/redis-sentinel.js'
 import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
 import { ASK_ANSWER, ASK_TOOL, BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, GROUP_SET_CALLERS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, PROGRESS_PATH, PROGRESS_TOOL, RELAY_ASK_TOOL, RELAY_CONTENT_PATH, RELAY_CONTENT_SITE, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_PROGRESS_TOOL, RELAY_PROMPT, RELAY_READ_TEMPLATED_URI, RELAY_READ_URI, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
-import { CALL, ERA, GET_PROMPT, LIST, PROGRESS_TOKEN, READ, READ_TEMPLATED, READ_VIEW, askLatencySamples, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, progressCall, rpc, sameMessages, sequentialLatency, sseMessages, warmUp } from './load.mjs';
+import { CALL, ERA, GET_PROMPT, LIST, PROGRESS_TOKEN, READ, READ_TEMPLATED, READ_VIEW, askLatencySamples, tokenCall, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, progressCall, rpc, sameMessages, sequentialLatency, sseMessages, warmUp } from './load.mjs';
 import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTasksTest, pendingTest, soakTest } from './scale.mjs';
@@ -415,6 +418,21 @@ async function expectedContentBody(url, request) {
 }
 
 /**
+ * A tools/call with a progressToken of a tool that reports no progress, checked once before loading:
+ * one message, the result `hi` (an SSE event on the 2025 revisions, as the SDK answers; JSON on
+ * 2026-07-28). Every answer under load must carry the same message.
+ */
+async function expectedTokenCallBody(url, call) {
+  const response = await post(url, call.body, call.headers);
+  const messages = response.status === 200 ? sseMessages(response.body) : [];
+  const [answer] = messages;
+  if (messages.length !== 1 || answer?.id !== 1 || answer.result?.content?.[0]?.text !== 'hi' || answer.result.isError) {
+    throw new Error(`tools/call with a progress token on ${url} answered ${response.status} (${response.headers['content-type']}): ${response.body.slice(0, 400)}`);
+  }
+  return response.body;
+}
+
+/**
  * A tools/call with a progressToken, checked once before loading: an SSE stream whose messages are
  * the progress report (1 of 1, the request's token) and then the result `hi`. Every answer under load
  * must carry the same messages (flows.mjs progress_0; load.mjs sameMessages).
@@ -441,6 +459,11 @@ async function measureCalls(scenarios) {
     let verifyBody;
     if (scenario.request) {
       expectBody = await expectedContentBody(scenario.url, request);
+    } else if (scenario.progress === 'none') {
+      // A token and no progress: the answer's framing differs by era, its one message must not.
+      await checkToolCount(scenario.url, scenario.toolCount ?? scenario.tools, scenario.headers);
+      expectBody = await expectedTokenCallBody(scenario.url, request);
+      verifyBody = sameMessages(expectBody);
     } else if (scenario.progress) {
       await checkToolCount(scenario.url, scenario.toolCount ?? scenario.tools, scenario.headers);
       expectBody = await expectedProgressBody(scenario.url, request);
@@ -588,6 +611,9 @@ async function main() {
       const localCounts = PHASES.has('local') ? LOCAL_TOOL_COUNTS : PHASES.has('relay') || PHASES.has('oneport') ? [1] : [];
       for (const count of localCounts) {
         scenarios.push({ id: `local-${count}`, label: 'this package, Local', tools: count, url: `${local.base}/t${count}`, serverPids: [local.nodeRed.pid] });
+      }
+      if (PHASES.has('local')) {
+        scenarios.push({ id: 'token-1', label: 'this package, Local, tools/call with a progress token', tools: 1, url: `${local.base}/t1`, call: tokenCall('echo_0'), progress: 'none', serverPids: [local.nodeRed.pid] });
       }
       if (PHASES.has('oneport')) {
         scenarios.push({ id: 'oneport-1', label: "this package, Local, on Node-RED's own port", tools: 1, url: `${local.nodeRed.adminUrl}${ONE_PORT_PATH}`, serverPids: [local.nodeRed.pid] });
