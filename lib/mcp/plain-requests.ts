@@ -43,15 +43,26 @@ export function plainRequestId(body: unknown, method: string): string | number |
 /**
  * The JSON-RPC id of a plain 2025-era `tools/list` for the first page — the request every client
  * repeats and that never changes between deploys — or undefined for anything else: headers the SDK's
- * transport accepts, and no params but an empty object. Its answer is written from bytes encoded
- * once per deploy (`ToolCatalog.listAnswerHead`).
+ * transport accepts, and no params but an empty object or a `_meta` of nothing but a progress token
+ * (Codex sends one with every request; a list reports no progress, so the SDK answers it as JSON too).
+ * Its answer is written from bytes encoded once per deploy (`ToolCatalog.listAnswerHead`).
  */
 export function plainLegacyToolsListId(req: IncomingMessage, body: unknown): string | number | undefined {
   const id = plainRequestId(body, 'tools/list');
   if (id === undefined) return undefined;
   const params = (body as Record<string, unknown>)['params'];
-  if (params !== undefined && !(isPlainObject(params) && Object.keys(params).length === 0)) return undefined;
+  if (params !== undefined && !(isPlainObject(params) && isEmptyOrTokenOnly(params))) return undefined;
   return plainLegacyRevision(req) === undefined ? undefined : id;
+}
+
+/** `{}`, or `{ _meta: { progressToken } }` with a token of the SDK's type. */
+function isEmptyOrTokenOnly(params: Record<string, unknown>): boolean {
+  for (const key in params) if (key !== '_meta') return false;
+  const meta = params['_meta'];
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  for (const key in meta) if (key !== 'progressToken') return false;
+  return progressTokenOf(meta) !== undefined;
 }
 
 /** A plain `tools/call` of either era: what the direct call path needs of it (`revision` tells the era). */
@@ -127,8 +138,9 @@ const validEnvelopes = new Set<string>();
  * The JSON-RPC id of a plain 2026-07-28 `tools/list` for the first page — what Claude Code sends after
  * every change it hears of — or undefined for anything else: headers naming the revision and the
  * method, both media types accepted, and params of nothing but an envelope of the protocol version,
- * client info and client capabilities that the SDK's own classification takes. Its answer is written
- * from bytes encoded once per deploy (`ToolCatalog.modernListAnswerHead`).
+ * client info and client capabilities that the SDK's own classification takes, and perhaps a progress
+ * token (a list reports no progress). Its answer is written from bytes encoded once per deploy
+ * (`ToolCatalog.modernListAnswerHead`).
  */
 export function plainModernToolsListId(req: IncomingMessage, body: unknown): string | number | undefined {
   const headers = req.headers;
@@ -140,7 +152,7 @@ export function plainModernToolsListId(req: IncomingMessage, body: unknown): str
   for (const key in params) if (key !== '_meta') return undefined;
   const meta = params['_meta'];
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
-  for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
+  for (const key in meta) if (key === 'progressToken' ? progressTokenOf(meta) === undefined : !ENVELOPE_KEYS.has(key)) return undefined;
   if (!acceptsJsonAndEvents(req) || !envelopeIsValid(meta, body, 'tools/list')) return undefined;
   return id;
 }

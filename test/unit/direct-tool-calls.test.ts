@@ -242,6 +242,29 @@ describe('the first page of a 2025-era tools/list', () => {
     assert.equal(prebuilt, fromSdk);
     assert.match(prebuilt, /"name":"echo"/);
   });
+
+  it('with a progress token (Codex sends one with every request): the same prebuilt bytes as the SDK’s JSON answer', async () => {
+    for (const progressToken of ['list-p', 9]) {
+      const list = { jsonrpc: '2.0', id: 'list-2', method: 'tools/list', params: { _meta: { progressToken } } };
+      let runs = sdkUse.transportRuns;
+      const prebuilt = await rawAnswer(direct.port, list);
+      assert.equal(sdkUse.transportRuns - runs, 0, 'answered without the SDK transport');
+      runs = sdkUse.transportRuns;
+      assert.equal(prebuilt, await rawAnswer(viaSdk.port, list));
+      assert.equal(sdkUse.transportRuns - runs, 1);
+      assert.match(prebuilt, /^200 application\/json\n/);
+    }
+  });
+
+  it('leaves a cursor, or a _meta with more than a token, to the SDK with the same answer', async () => {
+    for (const params of [{ _meta: { progressToken: 'p', mine: 1 } }, { _meta: { progressToken: 0.5 } }, { cursor: 'x', _meta: { progressToken: 'p' } }]) {
+      const list = { jsonrpc: '2.0', id: 'list-3', method: 'tools/list', params };
+      const runs = sdkUse.transportRuns;
+      const fast = await rawAnswer(direct.port, list);
+      assert.ok(sdkUse.transportRuns > runs || /"error"/.test(fast), JSON.stringify(params));
+      assert.equal(fast, await rawAnswer(viaSdk.port, list));
+    }
+  });
 });
 
 describe('calls with a progress token (Claude Code and Codex send one with every call) served directly answer exactly as through the SDK', () => {
@@ -467,8 +490,21 @@ describe('the first page of a 2026-07-28 tools/list', () => {
     }
   });
 
+  it('with a progress token beside the envelope: the same prebuilt bytes, without building a server', async () => {
+    for (const progressToken of ['lp-1', 'lp-2', 3]) {
+      const body = list(85, { _meta: { ...MODERN_META, progressToken } });
+      let connects = sdkUse.serverConnects;
+      const prebuilt = await rawAnswer(direct.port, body, headers);
+      assert.equal(sdkUse.serverConnects - connects, 0, 'answered without the SDK');
+      connects = sdkUse.serverConnects;
+      assert.equal(prebuilt, await rawAnswer(viaSdk.port, body, headers));
+      assert.equal(sdkUse.serverConnects - connects, 1);
+    }
+  });
+
   const others: Array<[string, unknown, Record<string, string>?]> = [
     ['a cursor', list(80, { _meta: MODERN_META, cursor: 'x' })],
+    ['a progress token of another type', list(86, { _meta: { ...MODERN_META, progressToken: { n: 1 } } })],
     ['a log level in the envelope', list(81, { _meta: { ...MODERN_META, 'io.modelcontextprotocol/logLevel': 'info' } })],
     ['an invalid envelope', list(82, { _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': 'me' } })],
     ['no envelope', list(83, {})],
