@@ -99,14 +99,23 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
         },
       });
       const refreshes = startLoad({ workers: 1, hangAfterMs: HANG_AFTER_MS, isClear, pauseMs: 100, operation: (_, sequence) => refresh(pair.origins[sequence % 2]!) });
-      await calls.successes(100);
-      const started = Date.now();
-      await breakIt(deployment);
-      const promotedMs = Date.now() - started;
-      // Every worker served again (not only the load as a whole), then the load goes on for a while.
-      await Promise.all([calls.everyWorkerServed(3), refreshes.everyWorkerServed(2)]);
-      const servedMs = Date.now() - started;
-      await Promise.all([calls.successes(200), refreshes.successes(5)]);
+      let started = 0;
+      let promotedMs = 0;
+      let servedMs = 0;
+      try {
+        await calls.successes(100);
+        started = Date.now();
+        await breakIt(deployment);
+        promotedMs = Date.now() - started;
+        // Every worker served again (not only the load as a whole), then the load goes on for a while.
+        await Promise.all([calls.everyWorkerServed(3), refreshes.everyWorkerServed(2)]);
+        servedMs = Date.now() - started;
+        await Promise.all([calls.successes(200), refreshes.successes(5)]);
+      } catch (error) {
+        // A load left running would retry against stopped servers forever and keep this file's process alive.
+        await Promise.all([calls.stop(), refreshes.stop()]);
+        throw error;
+      }
       const [callCounts, refreshCounts] = [await calls.stop(), await refreshes.stop()];
 
       assert.equal(callCounts.hangs + refreshCounts.hangs, 0, 'nothing hung');
