@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { DEFAULTS } from '../../lib/core/defaults.js';
 import type { ExecutionRequest } from '../../lib/execution/broker.js';
 import type { CallFinished } from '../../lib/mcp/calls/call-types.js';
@@ -8,6 +8,7 @@ import { McpEndpoint } from '../../lib/mcp/endpoint/mcp-endpoint.js';
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
 import { recordingLogger } from '../support/recording-logger.js';
+import { messagesIn, postWithoutReading as rawPost, readUntil, streamEnded, waitFor } from '../support/unread-post.js';
 import { localEndpoint, modernMeta, serveEndpoint, type ServedEndpoint } from '../support/served-endpoint.js';
 
 // A flow writes 10,000 log lines of 4 KB to a client that asked for them and does not read its
@@ -57,57 +58,7 @@ after(async () => {
 });
 
 const MODERN_META = modernMeta({}, { 'io.modelcontextprotocol/logLevel': 'info' });
-
-/** A raw HTTP/1.1 POST on its own connection; the socket is paused at once, so nothing is read. */
-function postWithoutReading(body: unknown, headers: Record<string, string>): { client: Socket; server: () => Socket } {
-  const known = sockets.length;
-  const client = connect(port, '127.0.0.1');
-  const text = JSON.stringify(body);
-  const head = [
-    'POST /mcp HTTP/1.1',
-    `host: 127.0.0.1:${port}`,
-    'content-type: application/json',
-    'accept: application/json, text/event-stream',
-    `content-length: ${Buffer.byteLength(text)}`,
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    '',
-    '',
-  ].join('\r\n');
-  client.write(head + text);
-  client.pause();
-  return { client, server: () => sockets[known]! };
-}
-
-/** Reads the response (the client starts reading again) until `done` says it is complete. */
-function readUntil(client: Socket, done: (text: string) => boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    client.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (!done(text)) return;
-      client.destroy();
-      resolve(text);
-    });
-    client.on('error', reject);
-    client.resume();
-  });
-}
-
-/** The event stream ends with the answer: the chunked body's last chunk. */
-const streamEnded = (text: string) => text.endsWith('\r\n0\r\n\r\n');
-
-/** The JSON-RPC messages of the event stream in a raw (chunked) response. */
-function messagesIn(raw: string): Array<{ method?: string; params?: any; result?: any }> {
-  return raw
-    .split('\n')
-    .filter((line) => line.startsWith('data: {'))
-    .map((line) => JSON.parse(line.slice(6)));
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const postWithoutReading = (body: unknown, headers: Record<string, string>) => rawPost(port, sockets, body, headers);
 
 describe('a call whose client does not read its log lines', () => {
   const calls = {
