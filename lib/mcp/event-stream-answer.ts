@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { jsonRpcErrorText, jsonRpcResultText, type JsonRpcErrorFields } from './json-rpc-answers.js';
+import { jsonRpcErrorText, jsonRpcResultText, writeJsonRpcText, type JsonRpcErrorFields } from './json-rpc-answers.js';
 
 /**
  * The headers the SDK's transports send with an event stream, in the order they reach the wire
@@ -110,11 +110,7 @@ export class EventStreamAnswer {
 
   private finish(messageText: string): void {
     const res = this.res;
-    if (!this.streaming) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(messageText) });
-      res.end(messageText);
-      return;
-    }
+    if (!this.streaming) return writeJsonRpcText(res, messageText);
     this.ticker.delete(res);
     res.end(`event: message\ndata: ${messageText}\n\n`);
   }

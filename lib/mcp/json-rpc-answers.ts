@@ -5,9 +5,7 @@ import type { ServerResponse } from 'node:http';
  * it (`result`, then `jsonrpc` and `id`, as one JSON body).
  */
 export function writeJsonRpcResult(res: ServerResponse, resultJson: string, id: string | number): void {
-  const body = jsonRpcResultText(resultJson, id);
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  writeJsonRpcText(res, jsonRpcResultText(resultJson, id));
 }
 
 /**
@@ -25,9 +23,7 @@ export function writeJsonRpcAnswerFromHead(res: ServerResponse, head: Buffer, id
 
 /** Writes a JSON-RPC error answer to a request, in the SDK's shape (HTTP 200: the exchange itself worked). */
 export function writeJsonRpcError(res: ServerResponse, id: string | number, error: JsonRpcErrorFields): void {
-  const body = jsonRpcErrorText(id, error);
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  writeJsonRpcText(res, jsonRpcErrorText(id, error));
 }
 
 export interface JsonRpcErrorFields {
@@ -44,4 +40,10 @@ export function jsonRpcResultText(resultJson: string, id: string | number): stri
 /** A JSON-RPC error answer's text, in the SDK's key order (`jsonrpc`, `id`, `error`). */
 export function jsonRpcErrorText(id: string | number, error: JsonRpcErrorFields): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } });
+}
+
+/** One JSON-RPC message's text as the whole answer (HTTP 200, a JSON body of stated length), as the SDK writes it. */
+export function writeJsonRpcText(res: ServerResponse, text: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
