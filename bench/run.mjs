@@ -82,6 +82,8 @@
 //                           line every OAuth call writes to stdout, to show what that write costs
 //   BENCH_ERA               protocol revision of the measured calls: legacy (2025-11-25, default) or
 //                           modern (2026-07-28)
+//   BENCH_SCENARIOS         comma list of scenario ids (local-1, relay-1, read-1, ...) to measure instead of
+//                           every scenario of the selected phases: one path alone, as for a CPU profile
 //   BENCH_FIXTURE           a node_modules with the palette to load instead of .runtime-fixture's
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -117,6 +119,7 @@ const CONFIG = {
   soakCapSeconds: number('BENCH_SOAK_MAX_SECONDS', 240),
 };
 const PHASES = new Set((process.env.BENCH_ONLY ?? 'baseline,floor,local,content,oneport,oauth,relay,list,pending,soak,state,ha').split(',').map((phase) => phase.trim()));
+const ONLY_SCENARIOS = process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',').map((id) => id.trim())) : undefined;
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
 // One file per era, and a partial run (BENCH_ONLY) never overwrites a full one.
@@ -675,7 +678,8 @@ async function main() {
       scenarios.push({ id: 'relay-progress', label: 'this package, relayed, tools/call with progress (SSE)', tools: 2, ...hubContent, call: progressCall(RELAY_PROGRESS_TOOL), progress: true });
     }
     for (const server of running) server.stop = once(server.stop);
-    if (scenarios.length > 0) await measureCalls(scenarios);
+    const measured = ONLY_SCENARIOS ? scenarios.filter(({ id }) => ONLY_SCENARIOS.has(id)) : scenarios;
+    if (measured.length > 0) await measureCalls(measured);
     if (relay) {
       log('relayed vs Local, one call at a time');
       results.relay = { latency: await measureRelayLatency(`${local.base}/t1`, `${relay.base}${RELAY_PATH}`) };

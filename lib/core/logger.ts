@@ -33,3 +33,20 @@ export function loggerOf(node: NodeLog): Logger {
     error: (message) => node.error(message),
   };
 }
+
+/**
+ * Writes `line` with the node's `log` (Node-RED's info level, the node's id and name, every log
+ * handler as usual) without the stack trace Node-RED captures for each line: `node.log` builds an
+ * Error per line only to report a log handler that fails, and on the audit line every signed-in call
+ * writes that capture cost more than everything else the sign-in adds to a call (docs/performance.md).
+ * A failing handler is still reported, without a stack.
+ */
+export function logWithoutStack(node: Pick<NodeLog, 'log'>, line: string): void {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    node.log(line);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}

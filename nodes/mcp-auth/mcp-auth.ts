@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { loggerOf } from '../../lib/core/logger.js';
+import { loggerOf, logWithoutStack } from '../../lib/core/logger.js';
 import { rateLimitedLog } from '../../lib/core/rate-limited-log.js';
 import { formatAuditLine, type AuditEvent } from '../../lib/auth/audit.js';
 import type { AuthConfiguration } from '../../lib/auth/auth-configuration.js';
@@ -66,7 +66,7 @@ export default function (RED: NodeAPI) {
       ...(settings.refresh
         ? { refresh: { key: settings.refresh.key, lifetimes: settings.refresh.lifetimes, upstream: createUpstreamRefresher(settings.provider) } }
         : {}),
-      audit: (event: AuditEvent) => node.log(formatAuditLine(event)),
+      audit: (event: AuditEvent) => logWithoutStack(node, formatAuditLine(event)),
       logger,
       requestLog,
     });

@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { loggerOf } from '../../lib/core/logger.js';
+import { loggerOf, logWithoutStack } from '../../lib/core/logger.js';
 import { rateLimitedLog } from '../../lib/core/rate-limited-log.js';
 import { parseFlowServerConfig } from '../../lib/config/flow-server-config.js';
 import { McpPaletteError, catalogKey } from '../../lib/core/errors.js';
@@ -81,7 +81,7 @@ export default function (RED: NodeAPI) {
       node.error(reason);
     };
     const describe = (error: McpPaletteError) => t(`errors.${catalogKey(error.code)}`, { ...error.params });
-    const audit = (event: AuditEvent) => node.log(formatAuditLine(event));
+    const audit = (event: AuditEvent) => logWithoutStack(node, formatAuditLine(event));
     // A client that hangs up leaves the flow's answer with nobody waiting: one line per minute, with a
     // count, however many clients do it.
     const requestLog = rateLimitedLog(loggerOf(node), {
