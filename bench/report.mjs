@@ -134,7 +134,9 @@ export function evaluateTargets(results) {
   if (local500 && mem500) add('OAuth + Memory, 500 tools vs Local, 500 tools', ratio(mem500 / local500), '—', null, spread('oauth-mem-500', 'local-500'));
   const onePort = row('oneport-1')?.callsPerSecond;
   if (local1 && onePort) {
-    add("One port (Node-RED's own HTTP server), 1 tool vs the runtime's own listener", onePort / local1, `≥ ${ONE_PORT_TARGET.toFixed(1)}×`, onePort / local1 >= ONE_PORT_TARGET, spread('oneport-1', 'local-1'));
+    add("One port (Node-RED's own HTTP server), 1 tool vs the runtime's own listener", onePort / local1, `≥ ${ONE_PORT_TARGET.toFixed(1)}×`, onePort / local1 >= ONE_PORT_TARGET,
+      // Issue 28 accepts a miss here when the README says why and what it costs; it does (Express, about 0.4×).
+      `${spread('oneport-1', 'local-1')}; the README and docs/one-port.md say why and what it costs`);
   }
   if (local1 && local500) add('Local, 500 tools vs 1 tool (this package)', local500 / local1, '≥ 0.9×', local500 / local1 >= 0.9, spread('local-500', 'local-1'));
   const token1 = row('token-1')?.callsPerSecond;
