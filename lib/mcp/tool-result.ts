@@ -101,7 +101,24 @@ function checkedAgainstOutputSchema(tool: ToolDefinition, result: CallToolResult
  * plain object that merely happens to have a `content` field is treated as data, not as a result.
  */
 function isFullResult(value: unknown): value is CallToolResult {
-  return isPlainObject(value) && Array.isArray(value.content) && isCallToolResult(value);
+  return isPlainObject(value) && Array.isArray(value.content) && (isTextOnlyResult(value) || isCallToolResult(value));
+}
+
+/**
+ * The full result flows and edges send most: text blocks and perhaps `isError`, nothing more. It is
+ * a strict subset of what the SDK's schema accepts (tool-result.test.ts holds the two together), so
+ * it is recognised without the schema's parse, which a relayed call paid on the hub for every answer.
+ */
+export function isTextOnlyResult(value: Record<string, unknown>): boolean {
+  for (const key in value) if (key !== 'content' && key !== 'isError') return false;
+  if (value['isError'] !== undefined && typeof value['isError'] !== 'boolean') return false;
+  const content = value['content'];
+  if (!Array.isArray(content)) return false;
+  for (const block of content) {
+    if (!isPlainObject(block) || block['type'] !== 'text' || typeof block['text'] !== 'string') return false;
+    for (const key in block) if (key !== 'type' && key !== 'text') return false;
+  }
+  return true;
 }
 
 export function describeFlowError(error: unknown): string {

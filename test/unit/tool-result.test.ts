@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isCallToolResult, type CallToolResult } from '@modelcontextprotocol/server';
 import { parseToolConfig } from '../../lib/mcp/tool-definition.js';
-import { invalidArgumentsResult, normalizeResult, resultFromOutcome, toolError } from '../../lib/mcp/tool-result.js';
+import { invalidArgumentsResult, isTextOnlyResult, normalizeResult, resultFromOutcome, toolError } from '../../lib/mcp/tool-result.js';
 
 const plainTool = parseToolConfig({ toolName: 'weather', endpoint: '/mcp', inputSchema: '{"type":"object"}', timeout: '60' });
 const structuredTool = parseToolConfig({
@@ -226,5 +226,50 @@ describe('resultFromOutcome with a result over the size limit', () => {
     assert.equal(result.isError, undefined);
     assert.deepEqual(result.structuredContent, { temp: 3 });
     assert.match((result.content.at(-1) as { text: string }).text, /shortened to fit the 2000-byte limit/);
+  });
+});
+
+describe('isTextOnlyResult: the shortcut past the SDK schema', () => {
+  const accepted: Record<string, unknown>[] = [
+    { content: [] },
+    { content: [{ type: 'text', text: 'hi' }] },
+    { content: [{ type: 'text', text: '' }, { type: 'text', text: 'two' }], isError: false },
+    { content: [{ text: 'order does not matter', type: 'text' }], isError: true },
+    { isError: undefined, content: [{ type: 'text', text: 'x' }] },
+  ];
+  const leftToTheSchema: Record<string, unknown>[] = [
+    { content: [{ type: 'text', text: 'hi' }], structuredContent: { a: 1 } },
+    { content: [{ type: 'text', text: 'hi' }], _meta: { k: 1 } },
+    { content: [{ type: 'text', text: 'hi', annotations: { priority: 1 } }] },
+    { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] },
+    { content: [{ type: 'text', text: 5 }] },
+    { content: [{ type: 'text' }] },
+    { content: ['hi'] },
+    { content: [null] },
+    { content: [{ type: 'text', text: 'hi' }], isError: 'yes' },
+    { content: [{ type: 'text', text: 'hi' }], extra: true },
+    { content: 'not an array' },
+  ];
+
+  it('accepts only results the SDK schema accepts too', () => {
+    for (const value of accepted) {
+      assert.equal(isTextOnlyResult(value), true, JSON.stringify(value));
+      assert.equal(isCallToolResult(value), true, `the SDK accepts ${JSON.stringify(value)}`);
+    }
+  });
+
+  it('leaves every other shape to the schema, which still decides it', () => {
+    for (const value of leftToTheSchema) assert.equal(isTextOnlyResult(value), false, JSON.stringify(value));
+    // Valid by the schema: still a full result (an annotated block passes through as sent).
+    const annotated = { content: [{ type: 'text', text: 'hi', annotations: { priority: 1 } }] };
+    assert.deepEqual(normalizeResult(plainTool, annotated), annotated);
+    // Invalid by the schema: data, sent as its JSON text.
+    const notResult = { content: [{ type: 'text', text: 5 }] };
+    assert.deepEqual(normalizeResult(plainTool, notResult), { content: [{ type: 'text', text: JSON.stringify(notResult) }] });
+  });
+
+  it('passes a text-only result through as the same object', () => {
+    const result = { content: [{ type: 'text', text: 'hi' }], isError: false };
+    assert.equal(normalizeResult(plainTool, result), result);
   });
 });
