@@ -43,7 +43,13 @@ export function loggerOf(node: NodeLog): Logger {
  */
 export function logWithoutStack(node: Pick<NodeLog, 'log'>, line: string): void {
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
+  try {
+    Error.stackTraceLimit = 0;
+  } catch {
+    // Frozen intrinsics (node --frozen-intrinsics) forbid the change: the line is written all the same.
+    node.log(line);
+    return;
+  }
   try {
     node.log(line);
   } finally {

@@ -71,3 +71,20 @@ describe('logWithoutStack', () => {
     assert.equal(Error.stackTraceLimit, limit);
   });
 });
+
+describe('logWithoutStack where the stack limit cannot be changed', () => {
+  it('writes the line all the same', () => {
+    const descriptor = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+    assert.ok(descriptor);
+    // As under node --frozen-intrinsics: assigning the limit throws in strict code.
+    Object.defineProperty(Error, 'stackTraceLimit', { value: descriptor.value, writable: false, configurable: true });
+    try {
+      const lines: string[] = [];
+      logWithoutStack({ log: (line: string) => lines.push(line) }, 'the line');
+      assert.deepEqual(lines, ['the line']);
+    } finally {
+      Object.defineProperty(Error, 'stackTraceLimit', descriptor);
+    }
+    assert.equal(Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable, true);
+  });
+});
