@@ -163,21 +163,19 @@ export function executionContextOf(
 ): ExecutionContext {
   const { subject, email, groups, client, editor } = caller;
   const ui = tool.showsView ? clientShowsViews(clientCapabilities) : undefined;
-  // Built field by field rather than from conditional spreads: this runs on every call, and a signed-in
-  // caller's fields made the spreads one of the dearest steps of a call. The key order is msg.mcp's.
-  const context: { -readonly [Key in keyof ExecutionContext]?: ExecutionContext[Key] } = {};
-  if (subject !== undefined) context.subject = subject;
-  if (email !== undefined) context.email = email;
-  if (groups !== undefined) context.groups = groups;
-  if (client !== undefined) context.client = client;
-  if (editor !== undefined) context.editor = editor;
-  context.endpoint = endpoint;
-  context.tool = tool.name;
-  context.protocolVersion = protocolVersion;
-  context.requestId = requestId;
-  if (ui !== undefined) context.ui = ui;
-  if (tool.relay) context.relay = tool.relay;
-  return context as ExecutionContext;
+  return {
+    ...(subject !== undefined ? { subject } : {}),
+    ...(email !== undefined ? { email } : {}),
+    ...(groups !== undefined ? { groups } : {}),
+    ...(client !== undefined ? { client } : {}),
+    ...(editor !== undefined ? { editor } : {}),
+    endpoint,
+    tool: tool.name,
+    protocolVersion,
+    requestId,
+    ...(ui !== undefined ? { ui } : {}),
+    ...(tool.relay ? { relay: tool.relay } : {}),
+  };
 }
 
 /** What the flow learns when it asks on a 2025-era call that has no event stream to ask on. */
