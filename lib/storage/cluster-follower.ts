@@ -13,6 +13,8 @@ export class ClusterFollower {
   private readonly watch: PrimaryWatch;
   private readonly cluster: Cluster;
   private readonly onRefresh = () => this.connected();
+  /** A changed set of primaries one refresh has reported, waiting for the next to agree. */
+  private candidate: string | undefined;
 
   constructor(cluster: Cluster, logger: Logger) {
     this.cluster = cluster;
@@ -28,10 +30,21 @@ export class ClusterFollower {
     return this.watch.onSwitch(listener);
   }
 
-  /** On `ready` and every slot refresh. */
+  /**
+   * On `ready` and every slot refresh. While a failover settles, the cluster's nodes can disagree for
+   * a moment on which node holds the failed primary's slots, and consecutive refreshes (each asks one
+   * node) can flip between the old set of primaries and the new one: a CI run logged one SIGKILL as
+   * three failovers. A changed set is taken once two refreshes in a row report it, so one failover is
+   * logged and counted once, about a refresh interval (a second) after the first sign of it.
+   */
   connected(): void {
     const primaries = clusterPrimaries(this.cluster);
-    if (primaries.length > 0) this.watch.connected(primaries.join(','));
+    if (primaries.length === 0) return;
+    const address = primaries.join(',');
+    const current = this.watch.primary?.address;
+    const confirmed = current === undefined || address === current || address === this.candidate;
+    this.candidate = confirmed ? undefined : address;
+    if (confirmed) this.watch.connected(address);
   }
 
   close(): void {
