@@ -79,13 +79,13 @@ describe(`two Node-RED instances on a Redis Cluster through slot migrations and 
     if (result && !result.isError && typeof text === 'string') return;
     if (response.status === 503 && response.headers['retry-after']) {
       callsRefused += 1;
-      throw new Error('retryable');
+      throw new Error(`retryable: ${origin} ${response.body.slice(0, 120)}`);
     }
     // A relayed call the hub could not deliver, or whose answer did not come: an error result that says so.
     if (result?.isError && typeof text === 'string' && /plant-a|time/i.test(text)) {
       const kind = text.replace(/[0-9a-f-]{36}/g, '…').slice(0, 90);
       relayErrors.set(kind, (relayErrors.get(kind) ?? 0) + 1);
-      throw new Error('relay failed clearly');
+      throw new Error(`relay failed clearly: ${kind}`);
     }
     throw new Unclear(`${name} ${marker}: ${response.status} ${response.body.slice(0, 200)}`);
   }

@@ -71,7 +71,8 @@ describe(`two Node-RED instances on Redis Sentinel through failovers, on ${nodeR
   async function call(origin: string, marker: string): Promise<void> {
     const response = await postJsonRpc(`${origin}/tools`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark', arguments: { marker } } }, { authorization: `Bearer ${pair.accessToken}` });
     if (response.status === 200 && typeof response.json().result?.content?.[0]?.text === 'string') return;
-    if (response.status === 503 && response.headers['retry-after']) throw new Error('retryable');
+    // What the 503 says (storage unavailable, busy…) shows in a failure report of the load.
+    if (response.status === 503 && response.headers['retry-after']) throw new Error(`retryable: ${origin} ${response.body.slice(0, 120)}`);
     throw new Unclear(`call ${marker}: ${response.status} ${response.body.slice(0, 200)}`);
   }
 

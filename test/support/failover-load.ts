@@ -66,6 +66,8 @@ export function startLoad(options: {
   const lastOutcomes: boolean[][] = [];
   // Per worker: successes in a row among operations begun after the last everyWorkerServed call.
   const streaks: number[] = Array.from({ length: options.workers }, () => 0);
+  // Per worker: why its last operation failed, so a worker never served again says why.
+  const lastFailures: Array<string | undefined> = Array.from({ length: options.workers }, () => undefined);
   let servedSince = Infinity;
   let servedWaiter: { count: number; resolve: () => void } | undefined;
   const workers = Array.from({ length: options.workers }, async (_, worker) => {
@@ -86,6 +88,7 @@ export function startLoad(options: {
         counts.ok += 1;
         waiters = waiters.filter((waiter) => (counts.ok >= waiter.target ? void waiter.resolve() : true));
       } catch (error) {
+        lastFailures[worker] = (error instanceof Error ? error.message : String(error)).slice(0, 160);
         if (options.isClear(error)) counts.clearErrors += 1;
         else counts.otherErrors.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
       } finally {
@@ -123,7 +126,7 @@ export function startLoad(options: {
     everyWorkerServed(count: number, timeoutMs = SERVED_AGAIN_WITHIN_MS) {
       servedSince = Date.now();
       streaks.fill(0);
-      return withDeadline(timeoutMs, () => `not every worker was served ${count} times in a row within ${timeoutMs} ms (streaks ${streaks.join(', ')})`, (resolve) => {
+      return withDeadline(timeoutMs, () => `not every worker was served ${count} times in a row within ${timeoutMs} ms (streaks ${streaks.join(', ')}; last failures: ${lastFailures.map((why, worker) => `${worker}: ${why ?? 'none'}`).join('; ')})`, (resolve) => {
         servedWaiter = {
           count,
           resolve: () => {

@@ -64,7 +64,7 @@ export async function startSignedInPair(options: {
         pair.refreshToken = answer.body.refresh_token;
         return;
       }
-      if (answer.status === 503 && answer.headers.get('retry-after')) throw new Error('retryable');
+      if (answer.status === 503 && answer.headers.get('retry-after')) throw new Error(`retryable: refresh on ${origin} ${JSON.stringify(answer.body).slice(0, 120)}`);
       throw new Unclear(`refresh: ${answer.status} ${JSON.stringify(answer.body)}`);
     },
     assertEachRanOnce(patterns, answered, since = [0, 0]) {
