@@ -10,6 +10,7 @@ import { isOffered } from './edge-content.js';
 import type { Store } from '../storage/store.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
 import type { InputAsk } from '../input/input-requests.js';
+import { MessageBatcher, messagesOf } from './message-batch.js';
 import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, parseEdgeBound, siteChannel, type AnswerMessage, type Announcement, type CallMessage, type ContentCallMessage, type EdgeContentItem, type EdgeTool, type Farewell, type ResourceUpdate } from './edge-protocol.js';
 
 export interface EdgeAgentOptions {
@@ -67,10 +68,14 @@ export class EdgeAgent {
   private readonly seen = new Set<string>();
   private readonly throttle = new LogThrottle(60_000);
   private closed = false;
+  /** Answers for hubs that read batches: those of one turn go out in one message. */
+  private readonly answers: MessageBatcher;
   /** The last catalogs announced and their announcement's JSON text. */
   private announced: { readonly catalog: ToolCatalog; readonly content: ContentCatalog | undefined; readonly text: string } | undefined;
 
   constructor(private readonly options: EdgeAgentOptions) {
+    const answersChannel = siteChannel(options.site, 'answers');
+    this.answers = new MessageBatcher((text) => options.store.publish(answersChannel, text));
     this.unsubscribe = options.store.subscribe(siteChannel(options.site, 'calls'), (text) => this.received(text));
     // Node-RED may close the storage node before this endpoint's own (asynchronous) close says goodbye.
     this.cancelGoodbye = options.store.publishOnClose(siteChannel(options.site, 'announce'), JSON.stringify(this.farewell()));
@@ -115,6 +120,7 @@ export class EdgeAgent {
       tools,
       ...(offered.resources.length > 0 ? { resources: offered.resources } : {}),
       ...(offered.prompts.length > 0 ? { prompts: offered.prompts } : {}),
+      readsBatches: true,
     };
   }
 
@@ -135,6 +141,8 @@ export class EdgeAgent {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    // Answers of this turn go before the goodbye that makes hubs fail what is still pending.
+    this.answers.flush();
     this.unsubscribe();
     this.stopWatchingStorage();
     this.cancelGoodbye();
@@ -146,6 +154,12 @@ export class EdgeAgent {
   }
 
   private received(text: string): void {
+    const { messages, dropped } = messagesOf(text);
+    for (const message of messages) this.receivedOne(message);
+    if (dropped > 0) this.warn('bad', `site ${this.options.site} got ${messages.length + dropped} messages in one on its calls channel; the ${dropped} past ${messages.length} were ignored`);
+  }
+
+  private receivedOne(text: string): void {
     const parsed = parseEdgeBound(text);
     if (!parsed.ok) return this.warn('bad', `a message on the calls channel of site ${this.options.site} was ignored: ${parsed.problem}`);
     const message = parsed.value;
@@ -171,7 +185,8 @@ export class EdgeAgent {
             : 'error' in reply
               ? ({ t: 'answer', id, result: null, error: reply.error } satisfies AnswerMessage)
               : ({ t: 'answer', id, result: reply.result } satisfies AnswerMessage);
-        this.publish('answers', sent, 'answering a call');
+        if (message.readsBatches) this.publishAnswer(JSON.stringify(sent));
+        else this.publish('answers', sent, 'answering a call');
       },
       (error: unknown) => this.warn('run', `a call relayed to site ${this.options.site} failed: ${describeError(error)}`),
     );
@@ -194,6 +209,11 @@ export class EdgeAgent {
       progress: (report) => send({ t: 'progress', id, ...report }),
       log: (line) => send({ t: 'log', id, ...line }),
     };
+  }
+
+  /** An answer for a hub that reads batches: with the others of this turn, in one message. */
+  private publishAnswer(text: string): void {
+    this.answers.send(text).catch((error: unknown) => this.warn('answers', `site ${this.options.site} could not publish (answering a call): ${describeError(error)}`));
   }
 
   private publish(kind: 'announce' | 'answers', message: object, what: string): void {

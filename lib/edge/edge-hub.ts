@@ -13,6 +13,7 @@ import { edgeRequestOf, qualifyContents, qualifyMessages, siteContent } from './
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
 import type { InputAsk } from '../input/input-requests.js';
 import { isLogLevel } from '../mcp/log-levels.js';
+import { MessageBatcher, messagesOf } from './message-batch.js';
 import { EDGE_STALE_MS, EDGE_STALE_TEXT, parseHubBound, siteChannel, type Announcement, type CallMessage, type CancelMessage, type ContentCallMessage, type EdgeTool, type LogNote, type ProgressNote, type RelayedCaller } from './edge-protocol.js';
 
 /** A tool of an edge as the hub serves it: where to send its calls. */
@@ -34,6 +35,8 @@ interface Site {
   resources: readonly ResourceDefinition[];
   prompts: readonly PromptDefinition[];
   pending: number;
+  /** Its instance reads several calls in one message: they go out batched. */
+  readsBatches: boolean;
   /** Resource updates heard in the current second (a flood is cut, not relayed). */
   updates: { second: number; count: number };
 }
@@ -110,6 +113,8 @@ export class EdgeHub {
   private readonly staleTimer: NodeJS.Timeout;
   private readonly throttle = new LogThrottle(60_000);
   private readonly uriNaming: string;
+  /** Site name → the batcher of its calls channel, for sites whose instance reads batches. */
+  private readonly batchers = new Map<string, MessageBatcher>();
 
   constructor(private readonly options: EdgeHubOptions) {
     this.uriNaming = options.uriNaming ?? DEFAULT_EDGE_URI_NAMING;
@@ -169,6 +174,7 @@ export class EdgeHub {
       ...(isLogLevel(request.logLevel) ? { logLevel: request.logLevel } : {}),
       ...(request.input !== undefined ? { input: request.input } : {}),
       ...(request.clientCapabilities !== undefined ? { clientCapabilities: request.clientCapabilities } : {}),
+      readsBatches: true,
     };
     this.dispatch(request.executionId, target.site, site, message);
   }
@@ -190,6 +196,7 @@ export class EdgeHub {
       hub: this.options.endpoint,
       protocolVersion: call.context.protocolVersion,
       ...(call.kind !== 'completion' && call.input !== undefined ? { input: call.input } : {}),
+      readsBatches: true,
     };
     this.dispatch(request.executionId, target.site, site, message, call.kind);
   }
@@ -206,7 +213,7 @@ export class EdgeHub {
     site.pending += 1;
     this.pending.set(executionId, { site: siteName, instance: site.instance, ...(content ? { content } : {}) });
     const fail = (why: string) => this.end(executionId, `Site ${siteName} could not be reached: ${why}.`);
-    this.options.store.publish(siteChannel(siteName, 'calls'), JSON.stringify(message)).then(
+    this.publishCall(siteName, site, JSON.stringify(message)).then(
       // The site announces on another connection than it listens for calls on: it can look alive while
       // nobody would run the call (right after a Redis restart, or an ACL that forbids its calls channel).
       (listeners) => (listeners === 0 ? fail('nobody is listening for its calls right now; retry shortly') : undefined),
@@ -227,13 +234,28 @@ export class EdgeHub {
     const call = this.pending.get(executionId);
     if (!call || !this.release(executionId)) return;
     const message: CancelMessage = { t: 'cancel', id: executionId, reason };
-    this.options.store.publish(siteChannel(call.site, 'calls'), JSON.stringify(message)).catch(() => undefined);
+    // Through the same batcher as the call, so a cancel never overtakes the call it cancels.
+    this.publishCall(call.site, this.sites.get(call.site), JSON.stringify(message)).catch(() => undefined);
+  }
+
+  /** One message on a site's calls channel: batched with the others of this turn when its instance reads batches. */
+  private publishCall(siteName: string, site: Site | undefined, text: string): Promise<number> {
+    if (!site?.readsBatches) return this.options.store.publish(siteChannel(siteName, 'calls'), text);
+    let batcher = this.batchers.get(siteName);
+    if (!batcher) {
+      const channel = siteChannel(siteName, 'calls');
+      batcher = new MessageBatcher((batch) => this.options.store.publish(channel, batch));
+      this.batchers.set(siteName, batcher);
+    }
+    return batcher.send(text);
   }
 
   /** Withdraws every call still pending (the hub endpoint stops or is redeployed), then stops listening. */
   close(): void {
     clearInterval(this.staleTimer);
     for (const executionId of [...this.pending.keys()]) this.withdraw(executionId, 'stopped');
+    // The cancels go now, not at the end of the turn, while the store is certainly still open.
+    for (const batcher of this.batchers.values()) batcher.flush();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.sites.clear();
     this.pending.clear();
@@ -264,7 +286,7 @@ export class EdgeHub {
     if (restarted) {
       // The instance before the current one is alive: two edges speak for the site. The newer one keeps it.
       if (message.instance === known.previousInstance) return this.refuse(siteName, `two Node-RED instances announce site ${siteName}; calls go to the one that started last (run one edge per site name)`);
-      this.restarted(siteName, known, message.instance, now);
+      this.restarted(siteName, known, message.instance, message.readsBatches === true, now);
     }
     // A flood of changing announcements costs one rebuild a second at most (a new instance's tools wait for its next heartbeat).
     if (known && now - known.builtAt < MIN_REBUILD_INTERVAL_MS) {
@@ -284,6 +306,7 @@ export class EdgeHub {
       resources,
       prompts,
       pending: known?.pending ?? 0,
+      readsBatches: message.readsBatches === true,
       updates: known?.updates ?? { second: 0, count: 0 },
     });
     for (const [name, tool] of this.offlineTools) if (tool.site === siteName) this.offlineTools.delete(name);
@@ -295,11 +318,13 @@ export class EdgeHub {
    * silent site): the calls sent to the instance before can never be answered, since an instance
    * runs only the calls sent to it. They end now, not at their time limits.
    */
-  private restarted(siteName: string, site: Site, instance: string, now: number): void {
+  private restarted(siteName: string, site: Site, instance: string, readsBatches: boolean, now: number): void {
     const ended: string[] = [];
     for (const [id, call] of this.pending) if (call.site === siteName && call.instance === site.instance) ended.push(id);
     site.previousInstance = site.instance;
     site.instance = instance;
+    // A restart may bring another version: what it reads counts before its tools are rebuilt.
+    site.readsBatches = readsBatches;
     site.lastSeen = now;
     // The tools were built from the instance before's announcement: neither its heartbeat nor the new
     // one's may pass as unchanged now.
@@ -342,6 +367,12 @@ export class EdgeHub {
   }
 
   private answered(siteName: string, text: string): void {
+    const { messages, dropped } = messagesOf(text);
+    for (const message of messages) this.answeredOne(siteName, message);
+    if (dropped > 0) this.refuse(siteName, `site ${siteName} sent ${messages.length + dropped} messages in one; the ${dropped} past ${messages.length} were refused`);
+  }
+
+  private answeredOne(siteName: string, text: string): void {
     const parsed = parseHubBound(text, siteName, 'answers');
     if (parsed.ok && (parsed.value.t === 'progress' || parsed.value.t === 'log')) return this.noted(siteName, parsed.value);
     // A refused progress report or log line costs its client that one line, as a local flow's does: the call goes on.

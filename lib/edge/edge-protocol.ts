@@ -83,6 +83,8 @@ export interface Announcement {
   /** Absent from edges of before content was relayed: they offer none. */
   readonly resources?: readonly EdgeResource[];
   readonly prompts?: readonly EdgePrompt[];
+  /** This instance reads several calls in one message (message-batch.ts); absent from edges of before batches. */
+  readonly readsBatches?: true;
 }
 
 /** An edge flow's `mcp-resource-updated` for a resource it offers (the edge's own URI). */
@@ -146,6 +148,8 @@ export interface CallMessage {
   readonly input?: RoundInput;
   /** What a 2026-07-28 client declared it can be asked (for tools that ask). */
   readonly clientCapabilities?: Record<string, unknown>;
+  /** The hub reads several answers in one message (message-batch.ts); absent from hubs of before batches. */
+  readonly readsBatches?: true;
 }
 
 /** A read, prompt or completion as the edge serves it: its own URI, prompt name and template text. */
@@ -170,6 +174,7 @@ export interface ContentCallMessage {
   readonly protocolVersion: string;
   /** A later round of a read or prompt whose flow asked the client (2026-07-28). */
   readonly input?: RoundInput;
+  readonly readsBatches?: true;
 }
 
 export interface CancelMessage {
@@ -265,6 +270,7 @@ export function parseHubBound(text: string, site: string, kind: 'announce' | 'an
       tools: tools as unknown as EdgeTool[],
       ...(resources.value.length > 0 ? { resources: resources.value as EdgeResource[] } : {}),
       ...(prompts.value.length > 0 ? { prompts: prompts.value as EdgePrompt[] } : {}),
+      ...(value['readsBatches'] === true ? { readsBatches: true as const } : {}),
     },
   };
 }
@@ -335,6 +341,7 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
       ...(isLogLevel(value['logLevel']) ? { logLevel: value['logLevel'] } : {}),
       ...roundOf(value['input']),
       ...(isPlainObject(value['clientCapabilities']) ? { clientCapabilities: value['clientCapabilities'] } : {}),
+      ...(value['readsBatches'] === true ? { readsBatches: true as const } : {}),
     },
   };
 }
@@ -354,6 +361,7 @@ function parseContentCall(value: Record<string, unknown>, id: string): Parsed<Co
       hub: String(value['hub'] ?? ''),
       protocolVersion: String(value['protocolVersion'] ?? ''),
       ...roundOf(value['input']),
+      ...(value['readsBatches'] === true ? { readsBatches: true as const } : {}),
     },
   };
 }

@@ -104,7 +104,10 @@ function secondHubFlows(port: number): FlowNode[] {
 interface Heard {
   readonly channel: string;
   readonly message: any;
+  /** The message's line (its whole text, unless it came in a batch). */
   readonly text: string;
+  /** How many messages the Redis message it came in held. */
+  readonly batch: number;
 }
 
 describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redis, on ${nodeRedPackage}`, () => {
@@ -170,14 +173,18 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
     const adminUrl = `redis://admin:${ADMIN_PASSWORD}@127.0.0.1:${redis.port}`;
     admin = new Redis(adminUrl);
     spy = new Redis(adminUrl);
-    spy.on('pmessage', (_pattern: string, name: string, message: string) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(message);
-      } catch {
-        parsed = undefined;
+    // A hub and an edge of this version batch the messages of one turn, one per line: each line is heard as a message.
+    spy.on('pmessage', (_pattern: string, name: string, text: string) => {
+      const lines = text.split('\n');
+      for (const line of lines) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          parsed = undefined;
+        }
+        heard.push({ channel: name, message: parsed, text: line, batch: lines.length });
       }
-      heard.push({ channel: name, message: parsed, text: message });
     });
     await spy.psubscribe(`${PREFIX}:edge:*`);
 
@@ -321,6 +328,57 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
       client.callTool({ name: 'plant-b.y', arguments: { n: 1 } }),
     ]);
     assert.deepEqual(calls.map(text), ['x done from-hub-one at plant-a', 'x done from-hub-two at plant-a', 'y done 2 at plant-b', 'y done 1 at plant-b']);
+  });
+
+  describe('several messages in one Redis message', () => {
+    it('says so in what hubs and edges of this version send', async () => {
+      const since = heard.length;
+      const announcement = await heardUntil((entry) => entry.channel === channel('plant-a', 'announce') && entry.message?.t === 'announce', 'a plant-a announcement', since);
+      assert.equal(announcement.message.readsBatches, true);
+      assert.equal(text(await client.callTool({ name: 'plant-a.x', arguments: { tag: 'says-batches' } })), 'x done says-batches at plant-a');
+      const sent = await heardUntil((entry) => entry.message?.t === 'call' && /says-batches/.test(entry.text), 'the call', since);
+      assert.equal(sent.message.readsBatches, true);
+    });
+
+    it('answers thirty calls at once through the hub, each crossing Redis once each way and running once', async (t) => {
+      const since = heard.length;
+      const sinceA = plantA.output().length;
+      const tags = Array.from({ length: 30 }, (_, n) => `load-${n}`);
+      const results = await Promise.all(tags.map((tag) => client.callTool({ name: 'plant-a.x', arguments: { tag } })));
+      assert.deepEqual(results.map(text), tags.map((tag) => `x done ${tag} at plant-a`));
+      const calls = heardOn('plant-a', 'calls', since).filter((entry) => entry.message?.t === 'call' && /"tag":"load-/.test(entry.text));
+      assert.equal(calls.length, 30, 'each call crossed once');
+      const ids = new Set(calls.map((entry) => entry.message.id as string));
+      assert.equal(ids.size, 30);
+      for (let attempt = 0; attempt < 100 && heardOn('plant-a', 'answers', since).filter((entry) => ids.has(entry.message?.id)).length < 30; attempt += 1) await delay(20);
+      const answers = heardOn('plant-a', 'answers', since).filter((entry) => ids.has(entry.message?.id));
+      assert.equal(answers.length, 30, 'each answer crossed once');
+      for (const tag of tags) assert.equal(count(plantA.output().slice(sinceA), new RegExp(`x-ran tag=${tag} `)), 1, tag);
+      // How many Redis messages they took depends on how the requests met in the hub's turns: said, not judged.
+      const messages = (entries: Heard[]) => entries.reduce((sum, entry) => sum + 1 / entry.batch, 0);
+      t.diagnostic(`30 relayed calls took ${Math.round(messages(calls))} call message(s) and ${Math.round(messages(answers))} answer message(s)`);
+    });
+
+    it('lets a hub read answers that came in one message', async () => {
+      const since = heard.length;
+      const held = [client.callTool({ name: 'plant-a.hold', arguments: {} }), client.callTool({ name: 'plant-a.hold', arguments: {} })];
+      for (let attempt = 0; attempt < 150 && heardOn('plant-a', 'calls', since).filter((entry) => entry.message?.tool === 'hold').length < 2; attempt += 1) await delay(20);
+      const ids = heardOn('plant-a', 'calls', since)
+        .filter((entry) => entry.message?.tool === 'hold')
+        .map((entry) => entry.message.id as string);
+      assert.equal(ids.length, 2);
+      await publish('plant-a', 'answers', ids.map((id, n) => JSON.stringify({ t: 'answer', id, result: { content: [{ type: 'text', text: `batched answer ${n}` }] } })).join('\n'));
+      assert.deepEqual((await Promise.all(held)).map(text).sort(), ['batched answer 0', 'batched answer 1']);
+    });
+
+    it('lets an edge read calls that came in one message, running each once', async () => {
+      const since = heard.length;
+      const sinceA = plantA.output().length;
+      const calls = [1, 2, 3].map((n) => ({ t: 'call', id: randomBytes(16).toString('hex'), tool: 'x', arguments: { tag: `in-one-${n}` }, caller: {}, hub: '/somewhere', protocolVersion: '2025-11-25', readsBatches: true }));
+      await publish('plant-a', 'calls', [...calls, calls[0]].map((call) => JSON.stringify(call)).join('\n'));
+      for (const call of calls) await heardUntil((entry) => entry.message?.t === 'answer' && entry.message.id === call.id, `the answer to ${call.id}`, since);
+      for (const n of [1, 2, 3]) assert.equal(count(plantA.output().slice(sinceA), new RegExp(`x-ran tag=in-one-${n} `)), 1);
+    });
   });
 
   it('lets Redis refuse an edge that announces as another site with its own user; no hub lists it', async () => {

@@ -7,6 +7,7 @@ import { EDGE_HEARTBEAT_MS, MAX_NOTE_BYTES, siteChannel, type CallMessage } from
 import { ToolCatalog } from '../../lib/mcp/tool-catalog.js';
 import { parseToolConfig, type ToolDefinition } from '../../lib/mcp/tool-definition.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { MAX_BATCH_MESSAGES } from '../../lib/edge/message-batch.js';
 import { StorageUnavailableError, type StoreState } from '../../lib/storage/store.js';
 import { recordingLogger } from '../support/recording-logger.js';
 
@@ -160,6 +161,67 @@ describe('EdgeAgent over the real MemoryStore', () => {
     assert.equal(ran.length, 2);
   });
 
+  describe('several messages in one (message-batch.ts)', () => {
+    /** Each text on the answers channel as it crossed. */
+    let texts: string[];
+    beforeEach(() => {
+      texts = [];
+      store.subscribe(siteChannel('plant-a', 'answers'), (text) => texts.push(text));
+    });
+    const fromNewHub = (id: string): CallMessage => ({ ...call(id), readsBatches: true });
+
+    it('says in its announcement that it reads batches', async () => {
+      open();
+      await flush();
+      assert.equal(announced[0].readsBatches, true);
+    });
+
+    it('runs each call of one message once, in order, and passes its cancels on', async () => {
+      open();
+      await send([fromNewHub('c1'), fromNewHub('c2'), fromNewHub('c1'), { t: 'cancel', id: 'c2', reason: 'cancelled' }].map((message) => JSON.stringify(message)).join('\n'));
+      assert.deepEqual(ran.map((message) => message.id), ['c1', 'c2']);
+      assert.deepEqual(withdrawn, ['c2']);
+    });
+
+    it('answers the calls of hubs that read batches in one message per turn, and those of older hubs one by one', async () => {
+      open();
+      await send(fromNewHub('n1'));
+      await send(fromNewHub('n2'));
+      await send(call('o1'));
+      await send(call('o2'));
+      for (const [index, text] of ['n1', 'n2', 'o1', 'o2'].entries()) runs[index]!({ content: [{ type: 'text', text }] });
+      await flush();
+      await flush();
+      // The older hub's answers went alone, each readable as one message; the newer hub's together.
+      const batched = texts.filter((text) => text.includes('\n'));
+      assert.equal(batched.length, 1);
+      assert.deepEqual(batched[0]!.split('\n').map((line) => JSON.parse(line).id), ['n1', 'n2']);
+      assert.deepEqual(texts.filter((text) => !text.includes('\n')).map((text) => JSON.parse(text).id), ['o1', 'o2']);
+    });
+
+    it('sends the answers of its turn before its goodbye when it closes', async () => {
+      open();
+      await send(fromNewHub('n1'));
+      runs[0]!({ content: [{ type: 'text', text: 'last' }] });
+      // The answer is queued for the end of the turn; close says goodbye within it.
+      await Promise.resolve();
+      await Promise.resolve();
+      const order: string[] = [];
+      store.subscribe(siteChannel('plant-a', 'announce'), (text) => order.push(JSON.parse(text).t));
+      store.subscribe(siteChannel('plant-a', 'answers'), (text) => order.push(JSON.parse(text).t));
+      await agent!.close();
+      await flush();
+      assert.deepEqual(order, ['answer', 'bye']);
+    });
+
+    it('ignores (and logs) the lines of one message past MAX_BATCH_MESSAGES', async () => {
+      open();
+      await send(Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, n) => JSON.stringify(fromNewHub(`c${n}`))).join('\n'));
+      assert.equal(ran.length, MAX_BATCH_MESSAGES);
+      assert.ok(logger.lines.some((line) => line.includes(`site plant-a got ${MAX_BATCH_MESSAGES + 1} messages in one on its calls channel; the 1 past ${MAX_BATCH_MESSAGES} were ignored`)));
+    });
+  });
+
   it('passes a cancel on, and publishes nothing for a call that ended unanswered', async () => {
     open();
     await send(call('c1'));
@@ -267,7 +329,7 @@ describe('EdgeAgent over the real MemoryStore', () => {
       hub.send({ executionId: 'e1', toolName: 'plant-a.x', arguments: { a: 1 } }, { site: 'plant-a', tool: 'x' }, { email: 'u@example.test' }, '2026-07-28');
       await flush();
       await flush();
-      assert.deepEqual(ran, [{ t: 'call', id: 'e1', instance: agent!.instance, tool: 'x', arguments: { a: 1 }, caller: { email: 'u@example.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]);
+      assert.deepEqual(ran, [{ t: 'call', id: 'e1', instance: agent!.instance, tool: 'x', arguments: { a: 1 }, caller: { email: 'u@example.test' }, hub: '/hub', protocolVersion: '2026-07-28', readsBatches: true }]);
       runs[0]!('done');
       await flush();
       await flush();

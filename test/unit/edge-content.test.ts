@@ -275,6 +275,7 @@ describe('a hub serving an edge\'s resources and prompts, over the real MemorySt
   let updates: Array<[string, string]>;
   let announced: any[];
   let sent: any[];
+  let sentMessages: number;
   let changes: number;
 
   const openHub = (options: Partial<EdgeHubOptions> = {}) =>
@@ -326,6 +327,7 @@ describe('a hub serving an edge\'s resources and prompts, over the real MemorySt
     updates = [];
     announced = [];
     sent = [];
+    sentMessages = 0;
     changes = 0;
     edgeCalls = new FlowCalls({
       path: '/edge',
@@ -335,7 +337,11 @@ describe('a hub serving an edge\'s resources and prompts, over the real MemorySt
       executeContent: (executionId, call) => flow.push({ id: executionId, call }),
     });
     store.subscribe(siteChannel('plant-a', 'announce'), (text) => announced.push(JSON.parse(text)));
-    store.subscribe(siteChannel('plant-a', 'calls'), (text) => sent.push(JSON.parse(text)));
+    // A hub batches the messages of one turn for an edge that reads batches: one JSON message a line.
+    store.subscribe(siteChannel('plant-a', 'calls'), (text) => {
+      sentMessages += 1;
+      for (const line of text.split('\n')) sent.push(JSON.parse(line));
+    });
   });
   afterEach(async () => {
     await agent?.close();
@@ -436,6 +442,7 @@ describe('a hub serving an edge\'s resources and prompts, over the real MemorySt
         caller: { subject: 'alice', groups: ['operators'] },
         hub: '/hub',
         protocolVersion: '2026-07-28',
+        readsBatches: true,
       },
     ]);
     // The edge's flow gets the read under the hub's id, with the edge's own URI and template.
@@ -526,6 +533,7 @@ describe('a hub serving an edge\'s resources and prompts, over the real MemorySt
     const summary = promptNamed('plant-a.summary');
     hub!.sendContent(request(6), { kind: 'completion', ref: { type: 'ref/prompt', name: summary.name }, argument: { name: 'shift', value: '' }, context: context(), relay: summary.relay! });
     await settle();
+    assert.equal(sentMessages, 1, 'both requests of one turn went in one message');
     assert.deepEqual(sent.map((message) => message.request), [
       { kind: 'completion', ref: { type: 'ref/resource', uri: READINGS }, argument: { name: 'kind', value: 't' }, arguments: { line: 'line-1' } },
       { kind: 'completion', ref: { type: 'ref/prompt', name: 'summary' }, argument: { name: 'shift', value: '' } },

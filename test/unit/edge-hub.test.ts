@@ -4,6 +4,7 @@ import { setImmediate as flush } from 'node:timers/promises';
 import { EdgeHub, type EdgeHubOptions } from '../../lib/edge/edge-hub.js';
 import { EDGE_HEARTBEAT_MS, EDGE_STALE_MS, MAX_ANSWER_BYTES, siteChannel, type ChannelKind } from '../../lib/edge/edge-protocol.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
+import { MAX_BATCH_MESSAGES } from '../../lib/edge/message-batch.js';
 import { recordingLogger } from '../support/recording-logger.js';
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -23,22 +24,20 @@ describe('EdgeHub over the real MemoryStore', () => {
   let failed: Array<[string, string]>;
   let heard: Array<[ChannelKind, string, any]>;
 
-  const open = (options: Partial<EdgeHubOptions> = {}) => {
-    hub = new EdgeHub({
-      store,
-      sites: ['plant-a', 'plant-b'],
-      naming: '{site}.{tool}',
-      maxPendingPerSite: 2,
-      endpoint: '/hub',
-      logger,
-      onToolsChanged: () => (changes += 1),
-      deliver: (executionId, result) => (delivered.push([executionId, result]), 'settled'),
-      failSite: (site, message) => failed.push([site, message]),
-      ask: () => 'unknown',
-      ...options,
-    });
-    return hub;
-  };
+  const hubOptions = (options: Partial<EdgeHubOptions> = {}): EdgeHubOptions => ({
+    store,
+    sites: ['plant-a', 'plant-b'],
+    naming: '{site}.{tool}',
+    maxPendingPerSite: 2,
+    endpoint: '/hub',
+    logger,
+    onToolsChanged: () => (changes += 1),
+    deliver: (executionId, result) => (delivered.push([executionId, result]), 'settled'),
+    failSite: (site, message) => failed.push([site, message]),
+    ask: () => 'unknown',
+    ...options,
+  });
+  const open = (options: Partial<EdgeHubOptions> = {}) => (hub = new EdgeHub(hubOptions(options)));
   const publish = async (site: string, kind: ChannelKind, message: unknown) => {
     await store.publish(siteChannel(site, kind), typeof message === 'string' ? message : JSON.stringify(message));
     await flush();
@@ -259,7 +258,7 @@ describe('EdgeHub over the real MemoryStore', () => {
       hub.send(request(1), { site: 'plant-a', tool: 'x' }, { subject: 'u1', email: 'u@example.test', groups: ['g'], client: 'client.test', session: 'secret-session', editor: { user: 'admin' } } as never, '2026-07-28');
       await flush();
       // Addressed to the instance the hub last heard: another instance of the site does not run it.
-      assert.deepEqual(heard, [['calls', 'plant-a', { t: 'call', id: id(1), instance: 'plant-a-1', tool: 'x', arguments: { n: 1 }, caller: { subject: 'u1', email: 'u@example.test', groups: ['g'], client: 'client.test' }, hub: '/hub', protocolVersion: '2026-07-28' }]]);
+      assert.deepEqual(heard, [['calls', 'plant-a', { t: 'call', id: id(1), instance: 'plant-a-1', tool: 'x', arguments: { n: 1 }, caller: { subject: 'u1', email: 'u@example.test', groups: ['g'], client: 'client.test' }, hub: '/hub', protocolVersion: '2026-07-28', readsBatches: true }]]);
       // An answer on another site's channel, or for an unknown call, is not delivered.
       await announce('plant-b');
       await publish('plant-b', 'answers', { t: 'answer', id: id(1), result: 'forged' });
@@ -326,6 +325,98 @@ describe('EdgeHub over the real MemoryStore', () => {
     it('refuses a call for a site that is not live', () => {
       open();
       assert.throws(() => hub.send(request(1), { site: 'plant-a', tool: 'x' }, {}, 'v'), /site plant-a is not connected/);
+    });
+  });
+
+  describe('several messages in one (message-batch.ts)', () => {
+    /** Every message on plant-a's calls channel as it crossed: each text, split into its lines. */
+    let texts: string[];
+    beforeEach(() => {
+      texts = [];
+      store.subscribe(siteChannel('plant-a', 'calls'), (text) => texts.push(text));
+      // The listener of the outer beforeEach parses each text as one message: a batch is not one.
+      heard = [];
+    });
+    const readsBatches = (instance = 'plant-a-1') => publish('plant-a', 'announce', { t: 'announce', site: 'plant-a', instance, tools: [tool('x')], readsBatches: true });
+
+    it('sends the calls and cancels of one turn to a site that reads batches in one message, in order', async () => {
+      open({ maxPendingPerSite: 10 });
+      await readsBatches();
+      for (const n of [1, 2, 3]) hub.send(request(n), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      hub.withdraw(id(2), 'cancelled');
+      await flush();
+      assert.equal(texts.length, 1);
+      const lines = texts[0]!.split('\n').map((line) => JSON.parse(line));
+      assert.deepEqual(lines.map((message) => [message.t, message.id]), [['call', id(1)], ['call', id(2)], ['call', id(3)], ['cancel', id(2)]]);
+    });
+
+    it('sends one message per call to a site that did not say it reads batches (an edge of before)', async () => {
+      open({ maxPendingPerSite: 10 });
+      await announce('plant-a');
+      for (const n of [1, 2, 3]) hub.send(request(n), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      assert.deepEqual(texts.map((text) => JSON.parse(text).id), [id(1), id(2), id(3)]);
+    });
+
+    it('follows what a restarted instance reads at once, before its tools are rebuilt', async () => {
+      open({ maxPendingPerSite: 10 });
+      await readsBatches('plant-a-1');
+      // Within the second a site is rebuilt at most once: only the instance changes now.
+      await announce('plant-a', [tool('x')], 'plant-a-2');
+      for (const n of [1, 2]) hub.send(request(n), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      assert.deepEqual(texts.map((text) => JSON.parse(text).instance), ['plant-a-2', 'plant-a-2']);
+    });
+
+    it('fails every call of a batch that nobody heard, each naming its site', async () => {
+      const quiet = new MemoryStore();
+      // A hub on a store where nobody listens to plant-a's calls channel.
+      hub = new EdgeHub(hubOptions({ maxPendingPerSite: 10, store: quiet }));
+      await quiet.publish(siteChannel('plant-a', 'announce'), JSON.stringify({ t: 'announce', site: 'plant-a', instance: 'plant-a-1', tools: [tool('x')], readsBatches: true }));
+      await flush();
+      for (const n of [1, 2]) hub.send(request(n), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      await flush();
+      assert.deepEqual(delivered.map(([executionId]) => executionId), [id(1), id(2)]);
+      for (const [, result] of delivered) assert.match((result as any).content[0].text, /^Site plant-a could not be reached: nobody is listening for its calls right now/);
+      await quiet.close();
+    });
+
+    it('reads the answers and progress of one message, each checked as if it came alone', async () => {
+      const progress: string[] = [];
+      open({ maxPendingPerSite: 10, progress: (executionId) => progress.push(executionId) });
+      await readsBatches();
+      for (const n of [1, 2, 3]) hub.send(request(n), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      const batch = [
+        { t: 'progress', id: id(1), progress: 1, total: 2 },
+        { t: 'answer', id: id(1), result: 'one' },
+        { t: 'answer', id: id(99), result: 'for nobody' },
+        { t: 'answer', id: id(2), result: 'r'.repeat(MAX_ANSWER_BYTES) },
+        { t: 'answer', id: id(3), result: 'three' },
+      ].map((message) => JSON.stringify(message));
+      await publish('plant-a', 'answers', [...batch.slice(0, 3), 'not json', ...batch.slice(3)].join('\n'));
+      assert.deepEqual(progress, [id(1)]);
+      assert.deepEqual(
+        delivered.map(([executionId, result]) => [executionId, typeof result === 'string' ? result : (result as any).isError]),
+        [
+          [id(1), 'one'],
+          [id(2), true],
+          [id(3), 'three'],
+        ],
+      );
+      assert.ok(warnings().some((line) => line.includes('an answer from site plant-a was refused: not a JSON object')));
+    });
+
+    it('refuses the lines of one message past MAX_BATCH_MESSAGES, and says so', async () => {
+      open({ maxPendingPerSite: 100 });
+      await readsBatches();
+      const ids = Array.from({ length: MAX_BATCH_MESSAGES + 2 }, (_, n) => n + 1);
+      for (const n of ids) hub.send(request(n), { site: 'plant-a', tool: 'x' }, {}, 'v');
+      await flush();
+      await publish('plant-a', 'answers', ids.map((n) => JSON.stringify({ t: 'answer', id: id(n), result: n })).join('\n'));
+      assert.equal(delivered.length, MAX_BATCH_MESSAGES);
+      assert.ok(warnings().some((line) => line.includes(`site plant-a sent ${MAX_BATCH_MESSAGES + 2} messages in one; the 2 past ${MAX_BATCH_MESSAGES} were refused`)));
     });
   });
 

@@ -29,6 +29,14 @@ describe('messages an edge sends a hub', () => {
     assert.deepEqual(parsed.value, { t: 'announce', site: 'plant-a', instance: 'i1', tools: [tool('x')] });
   });
 
+  it('keeps what an edge says it reads (several calls in one message) only when it is true', () => {
+    const batches = parseHubBound(announcement({ readsBatches: true }), 'plant-a', 'announce');
+    assert.ok(batches.ok);
+    assert.deepEqual(batches.value, { t: 'announce', site: 'plant-a', instance: 'i1', tools: [tool('x')], readsBatches: true });
+    const other = parseHubBound(announcement({ readsBatches: 'yes' }), 'plant-a', 'announce');
+    assert.ok(other.ok && !('readsBatches' in other.value));
+  });
+
   it('refuses an announcement naming another site than its channel', () => {
     assert.equal(problemOf(parseHubBound(announcement({ site: 'plant-b' }), 'plant-a', 'announce')), 'it names site "plant-b" on the channel of site plant-a');
     assert.match(problemOf(parseHubBound(announcement({ site: undefined }), 'plant-a', 'announce')), /names site "undefined"/);
@@ -103,6 +111,17 @@ describe('messages a hub sends an edge', () => {
     assert.deepEqual(parseEdgeBound(call()), { ok: true, value: { t: 'call', id: 'c1', tool: 'x', arguments: { a: 1 }, caller: { subject: 's' }, hub: '/hub', protocolVersion: '2025-11-25' } });
     assert.deepEqual(parseEdgeBound(JSON.stringify({ t: 'cancel', id: 'c1', reason: 'timeout' })), { ok: true, value: { t: 'cancel', id: 'c1', reason: 'timeout' } });
     assert.deepEqual(parseEdgeBound(JSON.stringify({ t: 'cancel', id: 'c1' })), { ok: true, value: { t: 'cancel', id: 'c1', reason: 'cancelled' } });
+  });
+
+  it('keeps what a hub says it reads (several answers in one message) only when it is true', () => {
+    const batches = parseEdgeBound(call({ readsBatches: true }));
+    assert.ok(batches.ok && batches.value.t === 'call' && batches.value.readsBatches === true);
+    for (const value of ['yes', 1, false, null]) {
+      const parsed = parseEdgeBound(call({ readsBatches: value }));
+      assert.ok(parsed.ok && !('readsBatches' in parsed.value), String(value));
+    }
+    const content = parseEdgeBound(JSON.stringify({ t: 'content', id: 'c2', request: { kind: 'resource-read', uri: 'a://b' }, caller: {}, hub: '/hub', protocolVersion: 'v', readsBatches: true }));
+    assert.ok(content.ok && content.value.t === 'content' && content.value.readsBatches === true);
   });
 
   it('fills what a call may lack, and never takes a caller that is not an object', () => {
