@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeError } from '../core/errors.js';
 import { LogThrottle } from '../core/log-throttle.js';
+import { RecentKeys } from '../core/recent-keys.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../mcp/tool-catalog.js';
 import type { ContentCatalog } from '../mcp/content/content-catalog.js';
@@ -65,7 +66,7 @@ export class EdgeAgent {
   private readonly stopWatchingStorage: () => void;
   private readonly cancelGoodbye: () => void;
   private readonly timer: NodeJS.Timeout;
-  private readonly seen = new Set<string>();
+  private readonly seen = new RecentKeys(REMEMBERED_CALLS);
   private readonly throttle = new LogThrottle(60_000);
   private closed = false;
   /** Answers for hubs that read batches: those of one turn go out in one message. */
@@ -172,7 +173,6 @@ export class EdgeAgent {
     const once = `${message.id}/${message.input?.round ?? 0}`;
     if (this.seen.has(once)) return;
     this.seen.add(once);
-    if (this.seen.size > REMEMBERED_CALLS) this.seen.delete(this.seen.values().next().value!);
     const running = message.t === 'call' ? this.options.run(message, this.notesFor(message.id)) : runContent ? runContent(message) : Promise.resolve({ error: 'this edge offers no resources or prompts' });
     void running.then(
       (reply) => {
