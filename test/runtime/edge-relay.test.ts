@@ -41,11 +41,16 @@ function plantAFlows(port: number): FlowNode[] {
     tab(),
     runtime('rt', port),
     storage('st', 'redis', 'MCP_TEST_EDGE_REDIS_URL'),
-    { ...flowServer('fs', { runtime: 'rt', path: '/edge', wires: ['by-topic'] }), storage: 'st', edgeSite: 'plant-a' },
+    { ...flowServer('fs', { runtime: 'rt', path: '/edge', wires: ['by-topic', 'direct-fn'] }), storage: 'st', edgeSite: 'plant-a' },
     topicSwitch('by-topic', { 'mcp-tool-execute': 'route', 'mcp-tool-cancel': 'on-cancel' }),
     router('route', { x: 'x-fn', hold: 'hold-fn', release: 'release-fn', short: 'short-fn' }),
     { ...tool('t-x', { name: 'x', endpoint: '/edge', input: X_INPUT }), title: 'Plant A X', readOnlyHint: true, idempotentHint: true },
     answer('x-fn', `node.warn('x-ran tag=' + msg.payload.arguments.tag + ' mcp=' + JSON.stringify(msg.mcp));\n${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'x done ' + msg.payload.arguments.tag + ' at plant-a' };\nreturn msg;`, 'fs'),
+    // Answered by a function node straight off the endpoint, with no switch between them: Node-RED's
+    // switch node passes on one message per turn, so only a flow like this one finishes a burst of
+    // calls in one turn.
+    tool('t-direct', { name: 'direct', endpoint: '/edge' }),
+    answer('direct-fn', `if (msg.topic !== 'mcp-tool-execute' || msg.payload.toolName !== 'direct') return null;\n${RESPOND}\nmsg.payload = { executionId: msg.payload.executionId, result: 'direct done' };\nreturn msg;`, 'fs'),
     // Never answers by itself: `release` answers the held call.
     tool('t-hold', { name: 'hold', endpoint: '/edge' }),
     answer('hold-fn', `global.set('held', msg.payload.executionId);\nnode.warn('hold-started ' + msg.payload.executionId);\nreturn null;`, 'fs'),
@@ -108,6 +113,8 @@ interface Heard {
   readonly text: string;
   /** How many messages the Redis message it came in held. */
   readonly batch: number;
+  /** Which Redis message it came in (counted from 1 as the spy hears them). */
+  readonly seq: number;
 }
 
 describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redis, on ${nodeRedPackage}`, () => {
@@ -174,7 +181,9 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
     admin = new Redis(adminUrl);
     spy = new Redis(adminUrl);
     // A hub and an edge of this version batch the messages of one turn, one per line: each line is heard as a message.
+    let seq = 0;
     spy.on('pmessage', (_pattern: string, name: string, text: string) => {
+      seq += 1;
       const lines = text.split('\n');
       for (const line of lines) {
         let parsed: unknown;
@@ -183,7 +192,7 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
         } catch {
           parsed = undefined;
         }
-        heard.push({ channel: name, message: parsed, text: line, batch: lines.length });
+        heard.push({ channel: name, message: parsed, text: line, batch: lines.length, seq });
       }
     });
     await spy.psubscribe(`${PREFIX}:edge:*`);
@@ -229,7 +238,7 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
     const { name: _hubName, ...hubX } = x;
     assert.deepEqual(hubX, edgeX);
     // The palette's own tools and other endpoints' tools stay where they are.
-    assert.deepEqual(tools.map((listed) => listed.name).filter((name) => name.startsWith('plant-')).sort(), ['plant-a.hold', 'plant-a.release', 'plant-a.short', 'plant-a.x', 'plant-b.clash', 'plant-b.y']);
+    assert.deepEqual(tools.map((listed) => listed.name).filter((name) => name.startsWith('plant-')).sort(), ['plant-a.direct', 'plant-a.hold', 'plant-a.release', 'plant-a.short', 'plant-a.x', 'plant-b.clash', 'plant-b.y']);
 
     const sinceA = plantA.output().length;
     const sinceHub = hub.output().length;
@@ -354,7 +363,9 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
       const answers = heardOn('plant-a', 'answers', since).filter((entry) => ids.has(entry.message?.id));
       assert.equal(answers.length, 30, 'each answer crossed once');
       for (const tag of tags) assert.equal(count(plantA.output().slice(sinceA), new RegExp(`x-ran tag=${tag} `)), 1, tag);
-      // How many Redis messages they took depends on how the requests met in the hub's turns: said, not judged.
+      // How many Redis messages they took depends on how the requests met in the hub's turns: said, not
+      // judged. The answers go one by one here: this flow routes through switch nodes, which pass on one
+      // message per turn (the next test has a flow that answers a burst in one turn).
       const messages = (entries: Heard[]) => entries.reduce((sum, entry) => sum + 1 / entry.batch, 0);
       t.diagnostic(`30 relayed calls took ${Math.round(messages(calls))} call message(s) and ${Math.round(messages(answers))} answer message(s)`);
     });
@@ -378,6 +389,27 @@ describe(`edge relay: a hub serving the tools of two edge Node-REDs through Redi
       await publish('plant-a', 'calls', [...calls, calls[0]].map((call) => JSON.stringify(call)).join('\n'));
       for (const call of calls) await heardUntil((entry) => entry.message?.t === 'answer' && entry.message.id === call.id, `the answer to ${call.id}`, since);
       for (const n of [1, 2, 3]) assert.equal(count(plantA.output().slice(sinceA), new RegExp(`x-ran tag=in-one-${n} `)), 1);
+    });
+
+    it('lets an edge answer in one message the calls its flow finished in one turn', async () => {
+      const since = heard.length;
+      const calls = [1, 2, 3].map(() => ({ t: 'call', id: randomBytes(16).toString('hex'), tool: 'direct', arguments: {}, caller: {}, hub: '/somewhere', protocolVersion: '2025-11-25', readsBatches: true }));
+      await publish('plant-a', 'calls', calls.map((call) => JSON.stringify(call)).join('\n'));
+      const answers = [];
+      for (const call of calls) answers.push(await heardUntil((entry) => entry.message?.t === 'answer' && entry.message.id === call.id, `the answer to ${call.id}`, since));
+      assert.deepEqual(
+        answers.map((entry) => entry.message.result.content[0].text),
+        ['direct done', 'direct done', 'direct done'],
+      );
+      assert.equal(new Set(answers.map((entry) => entry.seq)).size, 1, 'the three answers came in one Redis message');
+      assert.equal(answers[0]!.batch, 3);
+      // A call that said nothing about batches (a hub of an earlier version) is answered alone.
+      const plain = { ...calls[0]!, id: randomBytes(16).toString('hex'), readsBatches: undefined };
+      const other = { ...calls[0]!, id: randomBytes(16).toString('hex') };
+      await publish('plant-a', 'calls', [plain, other].map((call) => JSON.stringify(call)).join('\n'));
+      const alone = await heardUntil((entry) => entry.message?.t === 'answer' && entry.message.id === plain.id, 'the answer to the plain call', since);
+      assert.equal(alone.batch, 1);
+      await heardUntil((entry) => entry.message?.t === 'answer' && entry.message.id === other.id, 'the answer to the other call', since);
     });
   });
 
