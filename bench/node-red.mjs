@@ -5,6 +5,7 @@
 // - `--expose-gc` and a `benchProbe` in functionGlobalContext: function nodes read the process heap
 //   (after a full GC) and hold/release calls without the bench touching the palette's code;
 // - an optional `--cpu-prof` directory (BENCH_CPU_PROF) for profiling the server side;
+// - the V8 flags every server process of the bench runs with (SERVER_V8_FLAGS);
 // - a bounded log tail: the OAuth endpoints audit every call, and a soak would otherwise grow a
 //   string of hundreds of megabytes in the bench process.
 import { spawn } from 'node:child_process';
@@ -19,6 +20,18 @@ const require = createRequire(import.meta.url);
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT_TAIL = 256 * 1024;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+
+/**
+ * V8 flags for every server process the bench starts (Node-RED, the SDK baselines and R alike).
+ * The rounds interleave the scenarios, so most servers idle for a minute between their slices, and
+ * V8's memory reducer shrinks an idle process's heap: the next slice then pays seconds of extra
+ * garbage collection while the heap grows back, which the one-second slice warm-up does not cover.
+ * A server busy in most slices (the Local Node-RED) never idles, so that cost fell on the others:
+ * measured on 2026-12-07, the relayed call's hub and edge spent 162 µs per call in a run of many
+ * phases and 114 µs with the reducer off, as in a relay-only run. Sustained load, which the bench
+ * means to measure, never lets it run. BENCH_V8_FLAGS replaces the list ('' to measure with it on).
+ */
+export const SERVER_V8_FLAGS = (process.env.BENCH_V8_FLAGS ?? '--no-memory-reducer').split(' ').filter((flag) => flag !== '');
 
 async function waitForEditor(url, child) {
   const deadline = Date.now() + 60_000;
@@ -92,7 +105,7 @@ export async function startBenchNodeRed(flows, options = {}) {
   writeFileSync(join(userDir, 'settings.js'), settingsText);
 
   const redJs = require.resolve('node-red/red.js');
-  const nodeArgs = ['--expose-gc'];
+  const nodeArgs = ['--expose-gc', ...SERVER_V8_FLAGS];
   if (options.cpuProfDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir);
   const child = spawn(process.execPath, [...nodeArgs, redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')], {
     stdio: ['ignore', 'pipe', 'pipe'],

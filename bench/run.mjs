@@ -85,6 +85,9 @@
 //   BENCH_SCENARIOS         comma list of scenario ids (local-1, relay-1, read-1, ...) to measure instead of
 //                           every scenario of the selected phases: one path alone, as for a CPU profile
 //   BENCH_FIXTURE           a node_modules with the palette to load instead of .runtime-fixture's
+//   BENCH_V8_FLAGS          V8 flags of every server process (default --no-memory-reducer: between
+//                           its slices a server idles, and the reducer would shrink its heap; see
+//                           SERVER_V8_FLAGS in node-red.mjs); '' runs them with V8's defaults
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -97,7 +100,7 @@ import { startTestIdp } from '../dist/test/support/test-idp.js';
 import { signedInClient, TestOAuthProvider } from '../dist/test/support/oauth-client.js';
 import { ASK_ANSWER, ASK_TOOL, BRIDGE_CLIENT, CLIENT_ID, CONTENT_COUNTS, GROUP_SET_CALLERS, HAND_WIRED_PATH, LOCAL_TOOL_COUNTS, OAUTH_TOOL_COUNT, ONE_PORT_PATH, PROGRESS_PATH, PROGRESS_TOOL, RELAY_ASK_TOOL, RELAY_CONTENT_PATH, RELAY_CONTENT_SITE, RELAY_HOLD_SITE, RELAY_HOLD_TOOL, RELAY_PATH, RELAY_PROGRESS_TOOL, RELAY_PROMPT, RELAY_READ_TEMPLATED_URI, RELAY_READ_URI, RELAY_SITE, RELAY_SLOW_PATH, RELAY_TOOL, handWiredFlows, localFlows, oauthCallbacks, oauthFlows, relayEdgeFlows, relayHubFlows } from './flows.mjs';
 import { CALL, ERA, GET_PROMPT, LIST, PROGRESS_TOKEN, READ, READ_TEMPLATED, READ_VIEW, askLatencySamples, tokenCall, combineSlices, latencyPercentiles, latencySamples, loadOptions, measureSlice, parseRpc, post, progressCall, rpc, sameMessages, sequentialLatency, sseMessages, warmUp } from './load.mjs';
-import { cleanupFixture, repoRoot, startBenchNodeRed } from './node-red.mjs';
+import { cleanupFixture, repoRoot, SERVER_V8_FLAGS, startBenchNodeRed } from './node-red.mjs';
 import { evaluateTargets, listReference, renderMarkdown } from './report.mjs';
 import { pendingTasksTest, pendingTest, soakTest } from './scale.mjs';
 import { measureRequestState } from './request-state.mjs';
@@ -150,6 +153,7 @@ const results = {
     warmupSeconds: CONFIG.warmup,
     fixture: process.env.BENCH_FIXTURE ?? '.runtime-fixture',
     era: ERA,
+    serverV8Flags: SERVER_V8_FLAGS,
     listReference: listReference(),
     loadBefore: loadavg(),
     loadAfter: undefined,
@@ -182,7 +186,7 @@ async function startRaw() {
 /** A small server process of the bench's own that prints `listening` when ready. */
 async function startServerProcess(name, port, scriptArgs) {
   const profile = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : [];
-  const args = [...profile, ...scriptArgs];
+  const args = [...SERVER_V8_FLAGS, ...profile, ...scriptArgs];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -577,7 +581,7 @@ const once = (stop) => {
 };
 
 async function main() {
-  log(`bench: ${JSON.stringify(CONFIG)}; phases ${[...PHASES].join(', ')}; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+  log(`bench: ${JSON.stringify(CONFIG)}; phases ${[...PHASES].join(', ')}; server V8 flags ${SERVER_V8_FLAGS.join(' ') || 'none'}; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
   if (CPU_PROF) mkdirSync(CPU_PROF, { recursive: true });
   if (SNAPSHOTS) mkdirSync(SNAPSHOTS, { recursive: true });
   const running = [];
