@@ -111,13 +111,25 @@ export async function startBenchNodeRed(flows, options = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env, NODE_RED_HOME: userDir },
   });
-  let output = '';
+  // The last OUTPUT_TAIL characters, kept as chunks and joined only when read. This process is also the
+  // load generator, and an OAuth call writes an audit line: joining and slicing a 256 KiB string per
+  // chunk copied it each time, CPU the load generator lost and the OAuth rows were charged for.
+  const chunks = [];
+  let kept = 0;
   let total = 0;
   const waiters = new Set();
+  const output = () => {
+    const text = chunks.join('');
+    chunks.length = 0;
+    chunks.push(text);
+    return text.slice(-OUTPUT_TAIL);
+  };
   const collect = (chunk) => {
     const text = chunk.toString();
     total += text.length;
-    output = (output + text).slice(-OUTPUT_TAIL);
+    chunks.push(text);
+    kept += text.length;
+    while (chunks.length > 1 && kept - chunks[0].length >= OUTPUT_TAIL) kept -= chunks.shift().length;
     for (const wake of waiters) wake();
   };
   child.stdout.on('data', collect);
@@ -128,18 +140,18 @@ export async function startBenchNodeRed(flows, options = {}) {
 
   const waitForOutput = (text, timeoutMs = 60_000) =>
     new Promise((resolve, reject) => {
-      const matches = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
+      const matches = () => (typeof text === 'string' ? output().includes(text) : text.test(output()));
       if (matches()) return resolve();
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`timed out waiting for ${String(text)} in Node-RED output:\n${output.slice(-3000)}`));
+        reject(new Error(`timed out waiting for ${String(text)} in Node-RED output:\n${output().slice(-3000)}`));
       }, timeoutMs);
       const check = () => {
         if (!matches() && child.exitCode === null) return;
         clearTimeout(timer);
         waiters.delete(check);
         if (matches()) resolve();
-        else reject(new Error(`Node-RED exited:\n${output.slice(-3000)}`));
+        else reject(new Error(`Node-RED exited:\n${output().slice(-3000)}`));
       };
       waiters.add(check);
       child.once('exit', () => check());
@@ -168,7 +180,7 @@ export async function startBenchNodeRed(flows, options = {}) {
   return {
     pid: child.pid,
     adminUrl: `http://127.0.0.1:${uiPort}`,
-    output: () => output,
+    output,
     outputBytes: () => total,
     waitForOutput,
     stop,
