@@ -3,6 +3,7 @@
  * Fields are chosen so a line never grants anything: no tokens, codes, PKCE values, secrets or
  * tool arguments; sessions appear as a 12-character hash.
  */
+import type { Mutable } from '../core/mutable.js';
 import type { ContentFinished } from '../mcp/content/content-types.js';
 import type { CallFinished } from '../mcp/calls/call-types.js';
 import type { RefreshAuditEvent } from './refresh/refresh-audit.js';
@@ -44,17 +45,17 @@ export type AuditSink = (event: AuditEvent) => void;
  */
 export function toolCallAudit(call: CallFinished): AuditEvent | undefined {
   if (call.outcome === 'unauthenticated' || call.outcome === 'forbidden' || call.outcome === 'insufficient_scope') return undefined;
-  return {
-    event: 'mcp.tool_call',
-    outcome: call.outcome,
-    tool: call.tool,
-    ...(call.caller.subject ? { subject: call.caller.subject } : {}),
-    ...(call.caller.client ? { client: call.caller.client } : {}),
-    ...(call.caller.session ? { session: call.caller.session } : {}),
-    ...(call.caller.editor ? { editor: { ...call.caller.editor } } : {}),
-    ...(call.site ? { site: call.site } : {}),
-    durationMs: Math.round(call.durationMs),
-  };
+  // Member by member in the line's order, not spread from temporary objects: every signed-in call writes one.
+  // durationMs is set last, where the line shows it.
+  const line = { event: 'mcp.tool_call', outcome: call.outcome, tool: call.tool } as Mutable<Extract<AuditEvent, { event: 'mcp.tool_call' }>>;
+  const { subject, client, session, editor } = call.caller;
+  if (subject) line.subject = subject;
+  if (client) line.client = client;
+  if (session) line.session = session;
+  if (editor) line.editor = { ...editor };
+  if (call.site) line.site = call.site;
+  line.durationMs = Math.round(call.durationMs);
+  return line;
 }
 
 /**
@@ -86,5 +87,18 @@ export function contentAudit(event: ContentFinished): AuditEvent | undefined {
  * appended to the event's own JSON (an object, so it ends in `}`) instead of copying the event.
  */
 export function formatAuditLine(event: AuditEvent): string {
-  return `${JSON.stringify(event).slice(0, -1)},"time":"${new Date().toISOString()}"}`;
+  return `${JSON.stringify(event).slice(0, -1)},"time":"${isoNow()}"}`;
+}
+
+let isoMillisecond = -1;
+let isoText = '';
+
+/** The time now as ISO 8601, formatted once per millisecond (under load, many lines share one). */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMillisecond) {
+    isoMillisecond = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
 }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { callerFields } from '../access/caller-fields.js';
 import { describeError } from '../core/errors.js';
 import { LogThrottle } from '../core/log-throttle.js';
 import type { Logger } from '../core/logger.js';
+import type { Mutable } from '../core/mutable.js';
 import type { ExecutionRequest } from '../execution/broker.js';
 import { parseToolConfig, TOOL_NAME_PATTERN, type ToolDefinition } from '../mcp/tool-definition.js';
 import type { Store } from '../storage/store.js';
@@ -159,23 +161,16 @@ export class EdgeHub {
    */
   send(request: ExecutionRequest, target: RelayTarget, caller: RelayedCaller, protocolVersion: string): void {
     const site = this.liveSite(target.site);
-    const who = callerOf(caller);
-    const message: CallMessage = {
-      t: 'call',
-      id: request.executionId,
-      instance: site.instance,
-      tool: target.tool,
-      arguments: request.arguments,
-      caller: who,
-      hub: this.options.endpoint,
-      protocolVersion,
-      // What the client will see of the call before its result: the edge relays no log line below it.
-      ...(request.progressToken ? { progress: true as const } : {}),
-      ...(isLogLevel(request.logLevel) ? { logLevel: request.logLevel } : {}),
-      ...(request.input !== undefined ? { input: request.input } : {}),
-      ...(request.clientCapabilities !== undefined ? { clientCapabilities: request.clientCapabilities } : {}),
-      readsBatches: true,
-    };
+    // Who is calling, and nothing else of the hub's context: it becomes msg.mcp on the edge.
+    const who = callerFields(caller);
+    // Member by member, not spread from temporary objects: every relayed call builds one.
+    const message = { t: 'call', id: request.executionId, instance: site.instance, tool: target.tool, arguments: request.arguments, caller: who, hub: this.options.endpoint, protocolVersion } as Mutable<CallMessage>;
+    // What the client will see of the call before its result: the edge relays no log line below it.
+    if (request.progressToken) message.progress = true;
+    if (isLogLevel(request.logLevel)) message.logLevel = request.logLevel;
+    if (request.input !== undefined) message.input = request.input;
+    if (request.clientCapabilities !== undefined) message.clientCapabilities = request.clientCapabilities;
+    message.readsBatches = true;
     this.dispatch(request.executionId, target.site, site, message);
   }
 
@@ -192,7 +187,7 @@ export class EdgeHub {
       id: request.executionId,
       instance: site.instance,
       request: relayed,
-      caller: callerOf(call.context),
+      caller: callerFields(call.context),
       hub: this.options.endpoint,
       protocolVersion: call.context.protocolVersion,
       ...(call.kind !== 'completion' && call.input !== undefined ? { input: call.input } : {}),
@@ -211,7 +206,7 @@ export class EdgeHub {
 
   private dispatch(executionId: string, siteName: string, site: Site, message: CallMessage | ContentCallMessage, content?: ContentCall['kind']): void {
     site.pending += 1;
-    this.pending.set(executionId, { site: siteName, instance: site.instance, ...(content ? { content } : {}) });
+    this.pending.set(executionId, content ? { site: siteName, instance: site.instance, content } : { site: siteName, instance: site.instance });
     const fail = (why: string) => this.end(executionId, `Site ${siteName} could not be reached: ${why}.`);
     this.publishCall(siteName, site, JSON.stringify(message)).then(
       // The site announces on another connection than it listens for calls on: it can look alive while
@@ -448,12 +443,6 @@ export class EdgeHub {
   private refuse(siteName: string, line: string): void {
     this.throttle.warn(this.options.logger, `${siteName} ${line.slice(0, 60)}`, line);
   }
-}
-
-/** Who is calling, and nothing else of the hub's context: it becomes msg.mcp on the edge. */
-function callerOf(caller: RelayedCaller): RelayedCaller {
-  const { subject, email, groups, client } = caller;
-  return { ...(subject !== undefined ? { subject } : {}), ...(email !== undefined ? { email } : {}), ...(groups !== undefined ? { groups } : {}), ...(client !== undefined ? { client } : {}) };
 }
 
 /** A hub-side tool definition from what an edge announced, compiled like a declared tool. */

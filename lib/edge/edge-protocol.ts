@@ -1,6 +1,7 @@
 import type { Prompt, Resource, Tool } from '@modelcontextprotocol/server';
 import { DEFAULTS } from '../core/defaults.js';
 import { isPlainObject } from '../core/is-plain-object.js';
+import type { Mutable } from '../core/mutable.js';
 import { parseJsonOrUndefined } from '../core/parse-json.js';
 import type { StoreKey } from '../storage/store.js';
 import type { LogLine, ProgressReport } from '../mcp/call-stream.js';
@@ -116,12 +117,13 @@ export interface RelayedCaller {
  */
 export function vouchedCaller(caller: RelayedCaller): RelayedCaller {
   const { subject, email, groups, client } = caller;
-  return {
-    ...(typeof subject === 'string' ? { subject } : {}),
-    ...(typeof email === 'string' ? { email } : {}),
-    ...(Array.isArray(groups) ? { groups: groups.filter((group): group is string => typeof group === 'string') } : {}),
-    ...(typeof client === 'string' ? { client } : {}),
-  };
+  // Member by member, not spread from temporary objects: every relayed call vouches for its caller.
+  const vouched: Mutable<RelayedCaller> = {};
+  if (typeof subject === 'string') vouched.subject = subject;
+  if (typeof email === 'string') vouched.email = email;
+  if (Array.isArray(groups)) vouched.groups = groups.filter((group): group is string => typeof group === 'string');
+  if (typeof client === 'string') vouched.client = client;
+  return vouched;
 }
 
 export interface CallMessage {
@@ -326,24 +328,20 @@ export function parseEdgeBound(text: string): Parsed<EdgeBound> {
   if (value['t'] === 'content') return parseContentCall(value, value['id']);
   if (value['t'] !== 'call' || typeof value['tool'] !== 'string' || !isPlainObject(value['arguments'])) return { ok: false, problem: 'a call needs a tool and arguments' };
   const caller = isPlainObject(value['caller']) ? (value['caller'] as RelayedCaller) : {};
-  return {
-    ok: true,
-    value: {
-      t: 'call',
-      id: value['id'],
-      ...(typeof value['instance'] === 'string' ? { instance: value['instance'] } : {}),
-      tool: value['tool'],
-      arguments: value['arguments'],
-      caller,
-      hub: String(value['hub'] ?? ''),
-      protocolVersion: String(value['protocolVersion'] ?? ''),
-      ...(value['progress'] === true ? { progress: true as const } : {}),
-      ...(isLogLevel(value['logLevel']) ? { logLevel: value['logLevel'] } : {}),
-      ...roundOf(value['input']),
-      ...(isPlainObject(value['clientCapabilities']) ? { clientCapabilities: value['clientCapabilities'] } : {}),
-      ...(value['readsBatches'] === true ? { readsBatches: true as const } : {}),
-    },
-  };
+  // Member by member, not spread from temporary objects: an edge reads one for every relayed call.
+  const call = { t: 'call', id: value['id'] } as Mutable<CallMessage>;
+  if (typeof value['instance'] === 'string') call.instance = value['instance'];
+  call.tool = value['tool'];
+  call.arguments = value['arguments'];
+  call.caller = caller;
+  call.hub = String(value['hub'] ?? '');
+  call.protocolVersion = String(value['protocolVersion'] ?? '');
+  if (value['progress'] === true) call.progress = true;
+  if (isLogLevel(value['logLevel'])) call.logLevel = value['logLevel'];
+  if (value['input'] !== undefined) Object.assign(call, roundOf(value['input']));
+  if (isPlainObject(value['clientCapabilities'])) call.clientCapabilities = value['clientCapabilities'];
+  if (value['readsBatches'] === true) call.readsBatches = true;
+  return { ok: true, value: call };
 }
 
 /** A read, prompt or completion a hub sent. Only hubs publish on a site's calls channel: shaped, not judged. */

@@ -2,6 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import type { CancelReason } from './cancellation.js';
 import type { InputAsk, InputRefusal } from '../input/input-requests.js';
 import type { HangUpSignal } from '../core/hang-up.js';
+import type { Mutable } from '../core/mutable.js';
 
 /** What the flow is asked to do; the node turns it into an `mcp-tool-execute` message. */
 export interface ExecutionRequest {
@@ -147,15 +148,11 @@ export class ExecutionBroker<C, S = never> {
     const { timeoutMs, signal, context, stream } = options;
     const maxTotalMs = Math.max(options.maxTotalMs ?? timeoutMs, timeoutMs);
     // Built before the promise, so that no closure below keeps `options` for as long as the call waits.
-    const request: ExecutionRequest = {
-      executionId,
-      toolName: options.toolName,
-      arguments: options.arguments,
-      progressToken: options.progressToken ?? false,
-      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
-      ...(options.input !== undefined ? { input: options.input } : {}),
-      ...(options.clientCapabilities !== undefined ? { clientCapabilities: options.clientCapabilities } : {}),
-    };
+    // Optional members are assigned, not spread from temporary objects: this runs for every call.
+    const request: Mutable<ExecutionRequest> = { executionId, toolName: options.toolName, arguments: options.arguments, progressToken: options.progressToken ?? false };
+    if (options.logLevel !== undefined) request.logLevel = options.logLevel;
+    if (options.input !== undefined) request.input = options.input;
+    if (options.clientCapabilities !== undefined) request.clientCapabilities = options.clientCapabilities;
     return new Promise<ExecutionOutcome>((resolve) => {
       const timer = setTimeout(() => this.finish(executionId, { kind: 'timeout', timeoutMs }), timeoutMs);
       const onAbort = signal ? () => this.finish(executionId, { kind: 'cancelled' }) : undefined;

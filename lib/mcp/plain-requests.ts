@@ -91,7 +91,7 @@ export function plainLegacyToolCall(req: IncomingMessage, body: unknown): PlainT
   const revision = plainLegacyRevision(req);
   if (revision === undefined) return undefined;
   const progressToken = progressTokenOf(call.meta);
-  return { id: call.id, revision, name: call.name, arguments: call.arguments, ...(progressToken !== undefined ? { progressToken } : {}) };
+  return progressToken !== undefined ? { id: call.id, revision, name: call.name, arguments: call.arguments, progressToken } : { id: call.id, revision, name: call.name, arguments: call.arguments };
 }
 
 /**
@@ -173,7 +173,8 @@ export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainT
   const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
   const progressToken = progressTokenOf(envelope);
   const clientCapabilities = isPlainObject(declared) ? declared : {};
-  return { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities, ...(progressToken !== undefined ? { progressToken } : {}) };
+  const plain = { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities };
+  return progressToken !== undefined ? { ...plain, progressToken } : plain;
 }
 
 /**

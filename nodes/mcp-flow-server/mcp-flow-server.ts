@@ -17,7 +17,7 @@ import { recentCalls } from '../../lib/telemetry/recent-calls.js';
 import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import { parseInputPayload } from '../../lib/input/input-requests.js';
-import { roundFields } from '../../lib/input/round-fields.js';
+import { toolExecuteMessage } from '../../lib/mcp/calls/call-messages.js';
 import type { Store, StorePrimary } from '../../lib/storage/store.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
@@ -262,21 +262,7 @@ export default function (RED: NodeAPI) {
         builtInTools: adminTools(runtimeNode, settings.path),
         access: { auth: authNode?.configuration, authRegistry, audit, nodeRedAuth: runtimeNode.nodeRedAuth ?? false },
         logger: loggerOf(node),
-        execute: (request, context) => {
-          node.send({
-            topic: 'mcp-tool-execute',
-            payload: {
-              toolName: request.toolName,
-              arguments: request.arguments,
-              executionId: request.executionId,
-              progressToken: request.progressToken ?? false,
-              ...(request.logLevel !== undefined ? { logLevel: request.logLevel } : {}),
-              ...(request.clientCapabilities !== undefined ? { clientCapabilities: request.clientCapabilities } : {}),
-              ...(request.input !== undefined ? roundFields(request.input) : {}),
-            },
-            mcp: context,
-          } as NodeMessage);
-        },
+        execute: (request, context) => node.send(toolExecuteMessage(request, context)),
         // Lets the flow stop work nobody waits for any more; sent once per call, never for answered ones.
         onAbandoned: (executionId, reason, context) => {
           node.send({ topic: 'mcp-tool-cancel', payload: { executionId, reason }, mcp: context } as NodeMessage);
@@ -294,8 +280,8 @@ export default function (RED: NodeAPI) {
           },
         },
         content: contentRegistry,
-        executeContent: (executionId, call) => node.send({ ...requestMessage(executionId, call) } as NodeMessage),
-        onContentAbandoned: (executionId, reason, call) => node.send({ ...cancelMessage(executionId, reason, call) } as NodeMessage),
+        executeContent: (executionId, call) => node.send(requestMessage(executionId, call)),
+        onContentAbandoned: (executionId, reason, call) => node.send(cancelMessage(executionId, reason, call)),
         onContentFinished: (event) => {
           if (telemetry?.wantsContent) telemetry.publish(contentTelemetry(event));
           const line = signedIn ? contentAudit(event) : undefined;

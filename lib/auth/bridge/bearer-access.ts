@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerAddress } from '../../http/client-address.js';
 import { DEFAULTS } from '../../core/defaults.js';
+import type { Mutable } from '../../core/mutable.js';
 import { sendJsonRpcError } from '../../http/responses.js';
 import { readJsonRpcBody } from '../../http/read-json-rpc-body.js';
 import type { AccessDecision, AccessPolicy, CallerIdentity } from '../../access/access-policy.js';
@@ -82,20 +83,16 @@ export function createBearerAccess(ctx: BridgeContext, endpoint: ProtectedEndpoi
         audit({ event: 'mcp.auth', reason: refused, subject: grant.identity.subject, client: grant.client, endpoint: endpoint.path, ...from(req) });
         return forbidden(parsedBody, FORBIDDEN_MESSAGES[refused]);
       }
-      return {
-        allowed: true,
-        caller: {
-          subject: grant.identity.subject,
-          ...(grant.identity.email ? { email: grant.identity.email } : {}),
-          // A copy: the flow gets it in msg.mcp, and the grant is shared with the next calls (AccessGrantCache).
-          groups: [...grant.identity.groups],
-          client: grant.client,
-          session: grant.session,
-          // Judged now, against the groups of the grant's identity (renewed at each refresh).
-          scopes: ctx.scopeGrants.allowed(grant.scope, grant.identity.groups),
-        },
-        ...(parsedBody !== undefined ? { parsedBody } : {}),
-      };
+      // Member by member, not spread from temporary objects: every signed-in call is admitted here.
+      const caller: Mutable<CallerIdentity> = { subject: grant.identity.subject };
+      if (grant.identity.email) caller.email = grant.identity.email;
+      // A copy: the flow gets it in msg.mcp, and the grant is shared with the next calls (AccessGrantCache).
+      caller.groups = [...grant.identity.groups];
+      caller.client = grant.client;
+      caller.session = grant.session;
+      // Judged now, against the groups of the grant's identity (renewed at each refresh).
+      caller.scopes = ctx.scopeGrants.allowed(grant.scope, grant.identity.groups);
+      return parsedBody !== undefined ? { allowed: true, caller, parsedBody } : { allowed: true, caller };
     },
   };
 }

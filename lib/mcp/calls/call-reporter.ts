@@ -1,6 +1,7 @@
 import type { CallerIdentity } from '../../access/access-policy.js';
 import type { CallFinish, CallFinished } from './call-types.js';
 import type { HangUpSignal } from '../../core/hang-up.js';
+import type { Mutable } from '../../core/mutable.js';
 
 export interface CallReporterOptions {
   readonly path: string;
@@ -19,20 +20,16 @@ export type CallReporter = (caller: CallerIdentity, disconnected: HangUpSignal |
  */
 export function callReporter(options: CallReporterOptions): CallReporter {
   const { path, onCallFinished: observer, measureResponses } = options;
-  return (caller, disconnected, startedAt) => (tool, outcome, result, extra = {}, resultJson) => {
-    observer?.({
-      endpoint: path,
-      tool: tool?.name ?? 'unknown',
-      mode: tool && !tool.runInProcess ? 'flow' : 'unknown',
-      outcome,
-      caller,
-      durationMs: performance.now() - startedAt,
-      ...(tool?.relay ? { site: tool.relay.site } : {}),
-      // Only measured when someone listens (sizing a large result is not free), and never for a
-      // client that hung up: nothing was sent to it.
-      responseBytes: result && !disconnected?.aborted && measureResponses?.() ? Buffer.byteLength(resultJson ?? JSON.stringify(result)) : 0,
-      ...extra,
-    });
+  return (caller, disconnected, startedAt) => (tool, outcome, result, extra, resultJson) => {
+    if (!observer) return result;
+    // Member by member, not spread from temporary objects: every call reports here.
+    const event = { endpoint: path, tool: tool?.name ?? 'unknown', mode: tool && !tool.runInProcess ? 'flow' : 'unknown', outcome, caller, durationMs: performance.now() - startedAt } as Mutable<CallFinished>;
+    if (tool?.relay) event.site = tool.relay.site;
+    // Only measured when someone listens (sizing a large result is not free), and never for a
+    // client that hung up: nothing was sent to it.
+    event.responseBytes = result && !disconnected?.aborted && measureResponses?.() ? Buffer.byteLength(resultJson ?? JSON.stringify(result)) : 0;
+    if (extra) Object.assign(event, extra);
+    observer(event);
     return result;
   };
 }

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { ProtocolError, type CallToolResult, type RequestId } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../access/access-policy.js';
+import { callerFields } from '../../access/caller-fields.js';
+import type { Mutable } from '../../core/mutable.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { clientShowsViews } from '../app-ui.js';
 import type { ExecutionOutcome, RoundInput } from '../../execution/broker.js';
@@ -161,21 +163,18 @@ export function executionContextOf(
   requestId: RequestId,
   clientCapabilities?: Record<string, unknown>,
 ): ExecutionContext {
-  const { subject, email, groups, client, editor } = caller;
+  // Member by member in this order (the order `msg.mcp` shows), not spread from temporary objects:
+  // this runs for every call.
+  const context: Mutable<ExecutionContext> = callerFields(caller) as Mutable<ExecutionContext>;
+  if (caller.editor !== undefined) context.editor = caller.editor;
+  context.endpoint = endpoint;
+  context.tool = tool.name;
+  context.protocolVersion = protocolVersion;
+  context.requestId = requestId;
   const ui = tool.showsView ? clientShowsViews(clientCapabilities) : undefined;
-  return {
-    ...(subject !== undefined ? { subject } : {}),
-    ...(email !== undefined ? { email } : {}),
-    ...(groups !== undefined ? { groups } : {}),
-    ...(client !== undefined ? { client } : {}),
-    ...(editor !== undefined ? { editor } : {}),
-    endpoint,
-    tool: tool.name,
-    protocolVersion,
-    requestId,
-    ...(ui !== undefined ? { ui } : {}),
-    ...(tool.relay ? { relay: tool.relay } : {}),
-  };
+  if (ui !== undefined) context.ui = ui;
+  if (tool.relay) context.relay = tool.relay;
+  return context;
 }
 
 /** What the flow learns when it asks on a 2025-era call that has no event stream to ask on. */

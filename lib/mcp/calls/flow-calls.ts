@@ -99,7 +99,9 @@ export class FlowCalls {
 
   /** Hands one read, prompt or completion to the flow, under the same cap and time limits as tool calls. */
   beginContent(call: ContentCall, timeoutMs: number, signal: HangUpSignal): Promise<ExecutionOutcome> {
-    return this.broker.begin({ ...brokerFieldsOf(call), timeoutMs, signal, context: call });
+    // Named, not spread: a spread into a literal with other members copies through V8's slow path.
+    const { toolName, arguments: args } = brokerFieldsOf(call);
+    return this.broker.begin({ toolName, arguments: args, timeoutMs, signal, context: call });
   }
 
   /** A call under an id chosen elsewhere (a hub's, for a call relayed to this edge). Throws CapacityError when full. */
@@ -109,7 +111,8 @@ export class FlowCalls {
 
   /** A read, prompt or completion under a hub's id, relayed to this edge. Throws CapacityError when full. */
   beginContentAs(executionId: string, call: ContentCall, timeoutMs: number): Promise<ExecutionOutcome> {
-    return this.broker.begin({ ...brokerFieldsOf(call), executionId, timeoutMs, context: call });
+    const { toolName, arguments: args } = brokerFieldsOf(call);
+    return this.broker.begin({ toolName, arguments: args, executionId, timeoutMs, context: call });
   }
 
   /** The flow's answer for one call; 'unknown' when nothing waits for that executionId. */

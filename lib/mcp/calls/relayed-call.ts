@@ -1,6 +1,7 @@
 import type { CallerIdentity } from '../../access/access-policy.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
+import type { Mutable } from '../../core/mutable.js';
+import { CapacityError, type BeginOptions, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
 import type { ToolCatalog } from '../tool-catalog.js';
 import { invalidArgumentsResult, resultFromOutcome, toolError } from '../tool-result.js';
 import type { ExecutionContext } from './call-types.js';
@@ -53,19 +54,14 @@ export async function runRelayedCall(path: string, catalog: ToolCatalog, flowCal
     // hears `cancelled` (not a time-out of its own) and sends no answer the hub would drop.
     const timeoutMs = tool.timeoutMs + RELAY_GRACE_MS;
     const maxTotalMs = (tool.maxDurationMs ?? tool.timeoutMs) + RELAY_GRACE_MS;
-    outcome = await flowCalls.beginAs({
-      executionId: call.id,
-      toolName: call.tool,
-      arguments: call.arguments,
-      timeoutMs,
-      maxTotalMs,
-      context: relayedContext(path, call),
-      ...(stream ? { stream } : {}),
-      ...(call.progress ? { progressToken: true } : {}),
-      ...(call.logLevel ? { logLevel: call.logLevel } : {}),
-      ...(call.input !== undefined ? { input: call.input } : {}),
-      ...(call.clientCapabilities !== undefined ? { clientCapabilities: call.clientCapabilities } : {}),
-    });
+    // Member by member, not spread from temporary objects: every relayed call builds these.
+    const options: Mutable<BeginOptions<ExecutionContext, CallStream>> = { executionId: call.id, toolName: call.tool, arguments: call.arguments, timeoutMs, maxTotalMs, context: relayedContext(path, call) };
+    if (stream) options.stream = stream;
+    if (call.progress) options.progressToken = true;
+    if (call.logLevel) options.logLevel = call.logLevel;
+    if (call.input !== undefined) options.input = call.input;
+    if (call.clientCapabilities !== undefined) options.clientCapabilities = call.clientCapabilities;
+    outcome = await flowCalls.beginAs(options);
   } catch (error) {
     if (error instanceof CapacityError) return { result: toolError(`Server busy: ${error.limit} tool calls are already running on this edge; retry shortly.`) };
     throw error;
@@ -96,12 +92,12 @@ const RELAYED_PROGRESS = 'relayed';
 
 /** What the edge's flow sees in `msg.mcp`: the caller as the hub vouched for it, never more. */
 function relayedContext(path: string, call: RelayedCall): ExecutionContext {
-  return {
-    ...vouchedCaller(call.caller),
-    endpoint: path,
-    tool: call.tool,
-    protocolVersion: call.protocolVersion,
-    requestId: call.id,
-    relayedFrom: call.hub,
-  };
+  // The vouched caller is a new object: the rest goes onto it, in the order `msg.mcp` shows.
+  const context = vouchedCaller(call.caller) as Mutable<ExecutionContext>;
+  context.endpoint = path;
+  context.tool = call.tool;
+  context.protocolVersion = call.protocolVersion;
+  context.requestId = call.id;
+  context.relayedFrom = call.hub;
+  return context;
 }

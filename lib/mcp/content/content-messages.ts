@@ -2,12 +2,15 @@ import type { CancelReason } from '../../execution/cancellation.js';
 import type { ContentCall, ContentContext } from './content-types.js';
 import { roundFields } from '../../input/round-fields.js';
 
-/** What the mcp-flow-server sends for a read, prompt or completion: topic, payload and `msg.mcp`. */
-export interface ContentMessage {
+/**
+ * What the mcp-flow-server sends for a read, prompt or completion: topic, payload and `msg.mcp`. A
+ * type, not an interface, so that it is a Node-RED message as it is.
+ */
+export type ContentMessage = {
   readonly topic: string;
   readonly payload: Record<string, unknown>;
   readonly mcp: ContentContext;
-}
+};
 
 const REQUEST_TOPICS = { 'resource-read': 'mcp-resource-read', 'prompt-get': 'mcp-prompt-get', completion: 'mcp-completion' } as const;
 const CANCEL_TOPICS = { 'resource-read': 'mcp-resource-cancel', 'prompt-get': 'mcp-prompt-cancel', completion: 'mcp-completion-cancel' } as const;
@@ -21,7 +24,10 @@ export function isAnswerTopic(topic: unknown): topic is AnswerTopic {
 }
 
 export function requestMessage(executionId: string, call: ContentCall): ContentMessage {
-  return { topic: REQUEST_TOPICS[call.kind], payload: { ...requestPayload(call), executionId }, mcp: call.context };
+  // A new object each time: the id goes last, onto it, instead of into a copy.
+  const payload = requestPayload(call);
+  payload['executionId'] = executionId;
+  return { topic: REQUEST_TOPICS[call.kind], payload, mcp: call.context };
 }
 
 /** One per read, prompt or completion that ends without the flow's answer, like mcp-tool-cancel. */
@@ -44,9 +50,9 @@ export function answerFrom(topic: AnswerTopic, payload: Record<string, unknown> 
 function requestPayload(call: ContentCall): Record<string, unknown> {
   switch (call.kind) {
     case 'resource-read':
-      return { uri: call.uri, variables: call.variables, ...(call.input ? roundFields(call.input) : {}) };
+      return call.input ? { uri: call.uri, variables: call.variables, ...roundFields(call.input) } : { uri: call.uri, variables: call.variables };
     case 'prompt-get':
-      return { name: call.name, arguments: call.arguments, ...(call.input ? roundFields(call.input) : {}) };
+      return call.input ? { name: call.name, arguments: call.arguments, ...roundFields(call.input) } : { name: call.name, arguments: call.arguments };
     case 'completion':
       return { ref: call.ref, argument: call.argument, ...(call.arguments ? { context: { arguments: call.arguments } } : {}) };
   }

@@ -1,6 +1,8 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/server';
+import { callerFields } from '../../access/caller-fields.js';
 import { callerKey } from '../../access/caller-key.js';
 import { DEFAULTS } from '../../core/defaults.js';
+import type { Mutable } from '../../core/mutable.js';
 import { CapacityError, type ExecutionOutcome, type RoundInput } from '../../execution/broker.js';
 import { argumentsDigest } from '../../input/arguments-digest.js';
 import type { StateBinding } from '../../input/request-state.js';
@@ -70,17 +72,14 @@ export async function observed<R>(deps: ContentHandlerDependencies, kind: Conten
 
 /** Who asks for what, as the flow sees it in `msg.mcp`. */
 export function contentContextOf(deps: ContentHandlerDependencies, exchange: ContentExchange, what: { resource: string } | { prompt: string }): ContentContext {
-  const { subject, email, groups, client } = exchange.caller;
-  return {
-    ...(subject !== undefined ? { subject } : {}),
-    ...(email !== undefined ? { email } : {}),
-    ...(groups !== undefined ? { groups } : {}),
-    ...(client !== undefined ? { client } : {}),
-    endpoint: deps.path,
-    ...what,
-    protocolVersion: exchange.protocolVersion,
-    requestId: exchange.requestId,
-  };
+  // Member by member in this order (the order `msg.mcp` shows): this runs for every read and prompt.
+  const context = callerFields(exchange.caller) as Mutable<ContentContext>;
+  context.endpoint = deps.path;
+  if ('resource' in what) context.resource = what.resource;
+  else context.prompt = what.prompt;
+  context.protocolVersion = exchange.protocolVersion;
+  context.requestId = exchange.requestId;
+  return context;
 }
 
 /** `resources/read` of `uri`: the editor's text with the template's values, or the flow's answer. */
@@ -152,14 +151,16 @@ export function getPrompt(deps: ContentHandlerDependencies, catalog: ContentCata
 }
 
 /** Hands one call to the flow through the endpoint's broker; a full broker is -32000 Server busy. */
-export async function beginContent(deps: ContentHandlerDependencies, call: ContentCall, timeoutMs: number, signal: HangUpSignal): Promise<ExecutionOutcome> {
+export function beginContent(deps: ContentHandlerDependencies, call: ContentCall, timeoutMs: number, signal: HangUpSignal): Promise<ExecutionOutcome> {
+  // Not async, so a read holds no frame of its own while the flow works: the broker refuses a full
+  // endpoint by throwing before it returns, and its promise never rejects.
   try {
-    return await deps.begin(call, timeoutMs, signal);
+    return deps.begin(call, timeoutMs, signal);
   } catch (error) {
     if (error instanceof CapacityError) {
-      throw failed('busy', new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} calls are already running on ${deps.path}; retry shortly.`));
+      return Promise.reject(failed('busy', new ProtocolError(SERVER_BUSY, `Server busy: ${error.limit} calls are already running on ${deps.path}; retry shortly.`)));
     }
-    throw error;
+    return Promise.reject(error);
   }
 }
 
@@ -194,7 +195,8 @@ async function askingRun(
     release = resumption.release;
   }
   const run = (input: RoundInput | undefined) => beginContent(deps, input ? { ...call, input } : call, timeoutMs, exchange.signal);
-  const outcome = await run(first).catch(giveBackIfBusy(release));
+  const started = run(first);
+  const outcome = await (release ? started.catch(giveBackIfBusy(release)) : started);
   if (outcome.kind !== 'input') return outcome;
   const declared = modern?.declaredCapabilities();
   const ended = await continueRounds(

@@ -1,0 +1,30 @@
+import type { ExecutionRequest } from '../../execution/broker.js';
+import { roundFields } from '../../input/round-fields.js';
+import type { ExecutionContext } from './call-types.js';
+
+/**
+ * What the mcp-flow-server sends for one round of a tool call: topic, payload and `msg.mcp`. A type,
+ * not an interface, so that it is a Node-RED message as it is.
+ */
+export type ToolExecuteMessage = {
+  readonly topic: 'mcp-tool-execute';
+  readonly payload: Record<string, unknown>;
+  readonly mcp: ExecutionContext;
+};
+
+/**
+ * The `mcp-tool-execute` message of one round. Optional members are assigned, not spread from
+ * temporary objects: every call sends one.
+ */
+export function toolExecuteMessage(request: ExecutionRequest, context: ExecutionContext): ToolExecuteMessage {
+  const payload: Record<string, unknown> = {
+    toolName: request.toolName,
+    arguments: request.arguments,
+    executionId: request.executionId,
+    progressToken: request.progressToken ?? false,
+  };
+  if (request.logLevel !== undefined) payload['logLevel'] = request.logLevel;
+  if (request.clientCapabilities !== undefined) payload['clientCapabilities'] = request.clientCapabilities;
+  if (request.input !== undefined) Object.assign(payload, roundFields(request.input));
+  return { topic: 'mcp-tool-execute', payload, mcp: context };
+}
