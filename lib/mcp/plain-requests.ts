@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, classifyInboundRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../core/is-plain-object.js';
+import type { Mutable } from '../core/mutable.js';
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from './protocol-version.js';
 
 const LEGACY_REVISIONS: ReadonlySet<string> = new Set(LEGACY_PROTOCOL_VERSIONS);
@@ -77,6 +78,12 @@ export interface PlainToolCall {
   readonly progressToken?: string | number;
 }
 
+/** The call with its progress token, when it has one (assigned: every plain call is read here). */
+function withProgressToken(call: Mutable<PlainToolCall>, progressToken: string | number | undefined): PlainToolCall {
+  if (progressToken !== undefined) call.progressToken = progressToken;
+  return call;
+}
+
 /**
  * A 2025-era `tools/call` that asks for nothing but the call itself and perhaps its progress —
  * `params` of `name`, `arguments` (an object, or none) and a `_meta` without any key of the
@@ -91,7 +98,7 @@ export function plainLegacyToolCall(req: IncomingMessage, body: unknown): PlainT
   const revision = plainLegacyRevision(req);
   if (revision === undefined) return undefined;
   const progressToken = progressTokenOf(call.meta);
-  return progressToken !== undefined ? { id: call.id, revision, name: call.name, arguments: call.arguments, progressToken } : { id: call.id, revision, name: call.name, arguments: call.arguments };
+  return withProgressToken({ id: call.id, revision, name: call.name, arguments: call.arguments }, progressToken);
 }
 
 /**
@@ -173,8 +180,7 @@ export function plainModernToolCall(req: IncomingMessage, body: unknown): PlainT
   const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
   const progressToken = progressTokenOf(envelope);
   const clientCapabilities = isPlainObject(declared) ? declared : {};
-  const plain = { id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities };
-  return progressToken !== undefined ? { ...plain, progressToken } : plain;
+  return withProgressToken({ id: call.id, revision: MODERN_PROTOCOL_VERSION, name: call.name, arguments: call.arguments, clientCapabilities }, progressToken);
 }
 
 /**

@@ -17,7 +17,7 @@ import { recentCalls } from '../../lib/telemetry/recent-calls.js';
 import { LogThrottle } from '../../lib/core/log-throttle.js';
 import { parseLogPayload, parseProgressPayload } from '../../lib/mcp/flow-reports.js';
 import { parseInputPayload } from '../../lib/input/input-requests.js';
-import { toolExecuteMessage } from '../../lib/mcp/calls/call-messages.js';
+import { toolCancelMessage, toolExecuteMessage } from '../../lib/mcp/calls/call-messages.js';
 import type { Store, StorePrimary } from '../../lib/storage/store.js';
 import { MemoryStore } from '../../lib/storage/memory-store.js';
 import { DEFAULTS } from '../../lib/core/defaults.js';
@@ -264,9 +264,7 @@ export default function (RED: NodeAPI) {
         logger: loggerOf(node),
         execute: (request, context) => node.send(toolExecuteMessage(request, context)),
         // Lets the flow stop work nobody waits for any more; sent once per call, never for answered ones.
-        onAbandoned: (executionId, reason, context) => {
-          node.send({ topic: 'mcp-tool-cancel', payload: { executionId, reason }, mcp: context } as NodeMessage);
-        },
+        onAbandoned: (executionId, reason, context) => node.send(toolCancelMessage(executionId, reason, context)),
         tasks: {
           store: taskStore,
           limits: {

@@ -1,5 +1,6 @@
 import type { CancelReason } from '../../execution/cancellation.js';
 import type { ContentCall, ContentContext } from './content-types.js';
+import type { RoundInput } from '../../execution/broker.js';
 import { roundFields } from '../../input/round-fields.js';
 
 /**
@@ -50,10 +51,15 @@ export function answerFrom(topic: AnswerTopic, payload: Record<string, unknown> 
 function requestPayload(call: ContentCall): Record<string, unknown> {
   switch (call.kind) {
     case 'resource-read':
-      return call.input ? { uri: call.uri, variables: call.variables, ...roundFields(call.input) } : { uri: call.uri, variables: call.variables };
+      return withRound({ uri: call.uri, variables: call.variables }, call.input);
     case 'prompt-get':
-      return call.input ? { name: call.name, arguments: call.arguments, ...roundFields(call.input) } : { name: call.name, arguments: call.arguments };
+      return withRound({ name: call.name, arguments: call.arguments }, call.input);
     case 'completion':
       return { ref: call.ref, argument: call.argument, ...(call.arguments ? { context: { arguments: call.arguments } } : {}) };
   }
+}
+
+/** A later round's fields after the request's own (most requests have no round: nothing is copied). */
+function withRound(payload: Record<string, unknown>, input: RoundInput | undefined): Record<string, unknown> {
+  return input ? Object.assign(payload, roundFields(input)) : payload;
 }
